@@ -1,0 +1,51 @@
+import { crc32 } from 'node:zlib';
+
+import { encodeBase62, randomBase62 } from './base62';
+
+// `svk_<prefix>_<secret body><checksum>`: prefix 10 base62, body 43 base62 (256 bits), checksum 6 base62 (CRC32
+// of `svk_<prefix>_<body>`). A mistyped or truncated token fails the checksum without touching the database.
+export const TOKEN_MARKER = 'svk';
+const PREFIX_LENGTH = 10;
+const BODY_LENGTH = 43;
+const CHECKSUM_LENGTH = 6;
+const TOKEN_PATTERN = /^svk_([0-9A-Za-z]{8,32})_([0-9A-Za-z]{38,122})$/;
+
+export interface ParsedApiKey {
+    prefix: string;                                             // the random part, without `svk_`
+    secret: string;                                             // body + checksum: what is hashed and stored
+}
+
+export function checksum(prefix: string, body: string): string {
+    return encodeBase62(crc32(`${TOKEN_MARKER}_${prefix}_${body}`), CHECKSUM_LENGTH);
+}
+
+export function generateApiKey(): { token: string; prefix: string; secret: string } {
+    const prefix = randomBase62(PREFIX_LENGTH);
+    const body = randomBase62(BODY_LENGTH);
+    const secret = body + checksum(prefix, body);
+    return { token: `${TOKEN_MARKER}_${prefix}_${secret}`, prefix, secret };
+}
+
+export function looksLikeApiKey(value: string): boolean {
+    return value.startsWith(`${TOKEN_MARKER}_`);
+}
+
+/** Parses and checksums a token; null when it is not a well-formed key. */
+export function parseApiKey(token: string): ParsedApiKey | null {
+    const match = TOKEN_PATTERN.exec(token);
+    if (!match) {
+        return null;
+    }
+
+    const [, prefix, secret] = match as unknown as [string, string, string];
+    const body = secret.slice(0, -CHECKSUM_LENGTH);
+    if (checksum(prefix, body) !== secret.slice(-CHECKSUM_LENGTH)) {
+        return null;
+    }
+
+    return { prefix, secret };
+}
+
+export function publicPrefix(prefix: string): string {
+    return `${TOKEN_MARKER}_${prefix}`;
+}

@@ -1,0 +1,33 @@
+import * as Crypto from 'node:crypto';
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** `length` characters drawn uniformly from base62 with a CSPRNG (rejection sampling, no modulo bias). */
+export function randomBase62(length: number): string {
+    let out = '';
+    while (out.length < length) {
+        for (const byte of Crypto.randomBytes(length * 2)) {
+            if (byte < 248) {                                   // 248 = 62 * 4: keeps the draw uniform
+                out += ALPHABET[byte % 62];
+                if (out.length === length) {
+                    break;
+                }
+            }
+        }
+    }
+
+    return out;
+}
+
+export function encodeBase62(value: number, width: number): string {
+    let out = '';
+    let rest = value;
+    do {
+        out = ALPHABET[rest % 62] + out;
+        rest = Math.floor(rest / 62);
+    } while (rest > 0);
+
+    return out.padStart(width, '0');
+}
+
+export const base62Pattern = /^[0-9A-Za-z]+$/;

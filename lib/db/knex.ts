@@ -1,0 +1,76 @@
+import * as Fs from 'node:fs';
+import * as Path from 'node:path';
+
+import knexFactory, { type Knex } from 'knex';
+
+export type DatabaseConfig =
+    | { client: 'sqlite'; filename: string }
+    | { client: 'postgres'; connectionString: string; searchPath?: string };
+
+// SQLite: WAL so readers never wait for the writer, synchronous=FULL so an acknowledged commit survives a power
+// loss, foreign keys on, and a busy timeout for the rare moment a CLI command writes beside the server.
+export const SQLITE_PRAGMAS = ['journal_mode = WAL', 'synchronous = FULL', 'foreign_keys = ON', 'busy_timeout = 5000'];
+
+export function createKnex(config: DatabaseConfig): Knex {
+    if (config.client === 'sqlite') {
+        if (config.filename !== ':memory:') {
+            Fs.mkdirSync(Path.dirname(config.filename), { recursive: true });
+        }
+
+        return knexFactory({
+            client: 'better-sqlite3',
+            connection: { filename: config.filename },
+            useNullAsDefault: true,
+            acquireConnectionTimeout: 10_000,
+            pool: {
+                min: 1,
+                max: 1,
+                afterCreate(connection: { pragma: (sql: string) => unknown }, done: (err: Error | null, connection: unknown) => void) {
+                    for (const pragma of SQLITE_PRAGMAS) {
+                        connection.pragma(pragma);
+                    }
+
+                    done(null, connection);
+                }
+            }
+        });
+    }
+
+    return knexFactory({
+        client: 'pg',
+        connection: { connectionString: config.connectionString },
+        ...(config.searchPath ? { searchPath: [config.searchPath] } : {}),
+        pool: { min: 0, max: 10 },
+        acquireConnectionTimeout: 10_000
+    });
+}
+
+export function dialect(knex: Knex): 'sqlite' | 'postgres' {
+    return knex.client.config.client === 'pg' ? 'postgres' : 'sqlite';
+}
+
+/** The SQLite file behind a knex instance, or null for PostgreSQL and in-memory databases. */
+export function sqliteFilename(knex: Knex): string | null {
+    if (dialect(knex) !== 'sqlite') {
+        return null;
+    }
+
+    const filename = (knex.client.config.connection as { filename?: string } | undefined)?.filename;
+    return filename && filename !== ':memory:' ? filename : null;
+}
+
+export function parseDatabaseUrl(url: string | undefined, dataDir: string): DatabaseConfig {
+    if (!url) {
+        return { client: 'sqlite', filename: Path.join(dataDir, 'hostless.sqlite') };
+    }
+
+    if (/^postgres(ql)?:\/\//.test(url)) {
+        return { client: 'postgres', connectionString: url };
+    }
+
+    if (url.startsWith('sqlite:')) {
+        return { client: 'sqlite', filename: url.slice('sqlite:'.length) };
+    }
+
+    throw new Error(`DATABASE_URL must start with postgres:// or sqlite: (got a value starting with "${url.slice(0, 11)}")`);
+}

@@ -1,0 +1,9 @@
+import type { Knex } from 'knex';
+
+import * as identity from './001-identity';
+
+// Migrations in order, imported rather than scanned, so they load the same under lab (.ts), from dist (.js) and
+// inside a host application that embeds the plugins.
+export const MIGRATIONS: ReadonlyArray<{ name: string; up: (knex: Knex) => Promise<void>; down: (knex: Knex) => Promise<void> }> = [
+    { name: '001-identity', ...identity }
+];

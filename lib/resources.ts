@@ -1,0 +1,19 @@
+import type { Permission } from './roles';
+
+// The resources a path can name, as data: the access pipeline resolves each with one indexed lookup joined to the
+// caller's membership (and collaborator grant), so a family adds a kind here instead of writing a resolver.
+export interface ResourceKind {
+    kind: string;                                               // 'project', 'app', 'deployment', ...
+    param: string;                                              // the path parameter that names it
+    table: string;
+    column: string;                                             // the column the parameter matches
+    projectColumn: string;                                      // the column holding the owning project's id
+    parent?: { kind: string; column: string };                  // nested kinds: must belong to the parent named in the same path
+    collaborators?: boolean;                                    // whether users outside the project may be granted it
+}
+
+export const RESOURCE_KINDS: readonly ResourceKind[] = [
+    { kind: 'project', param: 'projectId', table: 'projects', column: 'id', projectColumn: 'id' }
+];
+
+export type CollaboratorPermission = Permission;

@@ -1,0 +1,30 @@
+import type { Scope } from '../scopes';
+import type { CompiledRow } from '../route-table';
+import type { Access } from '../access';
+import type { ResourceKind } from '../resources';
+
+declare module '@hapi/hapi' {
+    interface UserCredentials {
+        id: string;
+        email: string;
+        isAdmin: boolean;
+    }
+
+    interface AuthCredentials {
+        via: 'key' | 'session' | 'oauth';
+        credentialId: string;
+        scopes: readonly Scope[];
+    }
+
+    interface PluginSpecificConfiguration {
+        platform?: CompiledRow;
+    }
+
+    interface PluginProperties {
+        'hostless-auth': { strategy: string; kinds: readonly ResourceKind[] };
+    }
+
+    interface PluginsStates {
+        platform?: Access;
+    }
+}

@@ -1,0 +1,36 @@
+import type { Knex } from 'knex';
+
+import type { Manifest } from '../lib/compose';
+import { accountsPlugin } from '../plugins/accounts';
+import { apiKeysPlugin } from '../plugins/api-keys';
+import { authPlugin } from '../plugins/auth';
+import { healthPlugin } from '../plugins/health';
+import { logPlugin } from '../plugins/log';
+import { projectsPlugin } from '../plugins/projects';
+import type { Config } from './config';
+import pkg from '../package.json';
+
+// The API server: options plus its ordered plugin list. The access pipeline comes first; every family after it.
+export function apiManifest(config: Config, knex: Knex, write: (line: string) => void): Manifest {
+    return {
+        server: {
+            host: config.host,
+            port: config.port,
+            debug: false,
+            router: { stripTrailingSlash: true },
+            routes: {
+                security: { hsts: config.publicUrl.startsWith('https:'), xframe: 'deny', noSniff: true, referrer: 'no-referrer' }
+            }
+        },
+        register: {
+            plugins: [
+                { plugin: logPlugin, options: { write } },
+                { plugin: authPlugin, options: { knex, sessionSecret: config.sessionSecret, issuer: config.publicUrl } },
+                { plugin: accountsPlugin, options: { knex, sessionSecret: config.sessionSecret, issuer: config.publicUrl, passwordCost: config.passwordCost, signupEnabled: config.signupEnabled } },
+                { plugin: apiKeysPlugin, options: { knex } },
+                { plugin: projectsPlugin, options: { knex } },
+                { plugin: healthPlugin, options: { knex, version: pkg.version } }
+            ]
+        }
+    };
+}

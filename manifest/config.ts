@@ -1,0 +1,126 @@
+import * as Crypto from 'node:crypto';
+import * as Fs from 'node:fs';
+import * as Path from 'node:path';
+
+import Joi from 'joi';
+
+import { parseDatabaseUrl, type DatabaseConfig } from '../lib/db/knex';
+
+// The environment, read once, validated, with defaults that make `npm start` work on a laptop. Everything else in
+// the codebase receives options; nothing else reads process.env.
+export interface Config {
+    nodeEnv: string | null;
+    production: boolean;
+    host: string;
+    port: number;
+    mcpPort: number;
+    publicUrl: string;
+    mcpPublicUrl: string;
+    apiBaseUrl: string;
+    dataDir: string;
+    database: DatabaseConfig;
+    redisUrl: string | null;
+    sessionSecret: string;
+    encryptionKey: string;
+    signupEnabled: boolean;
+    passwordCost: number;
+}
+
+const port = Joi.number().integer().min(0).max(65535);
+const url = Joi.string().uri({ scheme: ['http', 'https'] });
+const secret = Joi.string().min(32);
+
+const schema = Joi.object({
+    NODE_ENV: Joi.string().allow(''),
+    HOST: Joi.string().hostname().default('127.0.0.1'),
+    PORT: port.default(3000),
+    MCP_PORT: port.default(3001),
+    PUBLIC_URL: url,
+    MCP_PUBLIC_URL: url,
+    API_BASE_URL: url,
+    DATA_DIR: Joi.string().default('./data'),
+    DATABASE_URL: Joi.string().pattern(/^(postgres(ql)?:\/\/|sqlite:)/, 'postgres:// or sqlite: URL'),
+    REDIS_URL: Joi.string().pattern(/^rediss?:\/\//, 'redis:// URL'),
+    SESSION_SECRET: secret,
+    ENCRYPTION_KEY: secret,
+    SIGNUP_ENABLED: Joi.boolean().truthy('1').falsy('0').default(true),
+    PASSWORD_HASH_COST: Joi.number().integer().valid(1024, 2048, 4096, 8192, 16384, 32768, 65536).default(16384)
+}).unknown(true);
+
+const hints: Record<string, string> = {
+    PORT: 'a port number such as 3000',
+    MCP_PORT: 'a port number such as 3001',
+    SESSION_SECRET: 'at least 32 random characters, e.g. the output of `openssl rand -hex 32`',
+    ENCRYPTION_KEY: 'at least 32 random characters, e.g. the output of `openssl rand -hex 32`',
+    PUBLIC_URL: 'an http(s) URL such as https://api.example.com',
+    MCP_PUBLIC_URL: 'an http(s) URL such as https://mcp.example.com',
+    API_BASE_URL: 'an http(s) URL such as http://127.0.0.1:3000',
+    DATABASE_URL: 'postgres://user:password@host:5432/database, or leave it unset for SQLite in DATA_DIR'
+};
+
+export class ConfigError extends Error { }
+
+export function loadConfig(env: NodeJS.ProcessEnv): Config {
+    const { value, error } = schema.validate(env, { abortEarly: true, convert: true });
+    if (error) {
+        const name = String(error.details[0]?.path[0] ?? 'a setting');
+        throw new ConfigError(`${name} is not valid: set it to ${hints[name] ?? 'a valid value'}, or leave it unset for the default.`);
+    }
+
+    const production = value.NODE_ENV === 'production';
+    const dataDir = Path.resolve(value.DATA_DIR);
+    const publicUrl = stripSlash(value.PUBLIC_URL ?? `http://localhost:${value.PORT}`);
+    const secrets = production ? givenSecrets(value) : generatedSecrets(value, dataDir);
+
+    return {
+        nodeEnv: value.NODE_ENV || null,
+        production,
+        host: value.HOST,
+        port: value.PORT,
+        mcpPort: value.MCP_PORT,
+        publicUrl,
+        mcpPublicUrl: stripSlash(value.MCP_PUBLIC_URL ?? `http://localhost:${value.MCP_PORT}`),
+        apiBaseUrl: stripSlash(value.API_BASE_URL ?? publicUrl),
+        dataDir,
+        database: parseDatabaseUrl(value.DATABASE_URL, dataDir),
+        redisUrl: value.REDIS_URL ?? null,
+        ...secrets,
+        signupEnabled: value.SIGNUP_ENABLED,
+        passwordCost: value.PASSWORD_HASH_COST
+    };
+}
+
+function givenSecrets(value: Record<string, string | undefined>) {
+    for (const name of ['SESSION_SECRET', 'ENCRYPTION_KEY']) {
+        if (!value[name]) {
+            throw new ConfigError(`${name} is not set: in production (NODE_ENV=production) every secret must be given; set it to ${hints[name]}.`);
+        }
+    }
+
+    return { sessionSecret: value.SESSION_SECRET!, encryptionKey: value.ENCRYPTION_KEY! };
+}
+
+// On a laptop, secrets are generated once and kept in the data folder (mode 0600), so restarts keep sessions valid.
+function generatedSecrets(value: Record<string, string | undefined>, dataDir: string) {
+    const file = Path.join(dataDir, 'secrets.json');
+    let stored: { sessionSecret?: string; encryptionKey?: string } = {};
+    if (Fs.existsSync(file)) {
+        stored = JSON.parse(Fs.readFileSync(file, 'utf8'));
+    }
+
+    const secrets = {
+        sessionSecret: value.SESSION_SECRET ?? stored.sessionSecret ?? Crypto.randomBytes(32).toString('hex'),
+        encryptionKey: value.ENCRYPTION_KEY ?? stored.encryptionKey ?? Crypto.randomBytes(32).toString('hex')
+    };
+
+    if (stored.sessionSecret !== secrets.sessionSecret && !value.SESSION_SECRET || stored.encryptionKey !== secrets.encryptionKey && !value.ENCRYPTION_KEY) {
+        Fs.mkdirSync(dataDir, { recursive: true });
+        Fs.writeFileSync(file, JSON.stringify({ sessionSecret: stored.sessionSecret ?? secrets.sessionSecret, encryptionKey: stored.encryptionKey ?? secrets.encryptionKey }, null, 2), { mode: 0o600 });
+    }
+
+    return secrets;
+}
+
+function stripSlash(value: string): string {
+    return value.replace(/\/+$/, '');
+}

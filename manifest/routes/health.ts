@@ -1,0 +1,23 @@
+import type { RouteTable } from '../../lib/route-table';
+
+// Probes: plain /livez and /readyz for load balancers, a detailed report for signed-in users under /v1.
+export const healthTable: RouteTable = {
+    family: 'health',
+    rows: [
+        {
+            id: 'health.live', method: 'GET', path: '/livez', auth: 'public',
+            description: 'The process is up.',
+            example: {}
+        },
+        {
+            id: 'health.ready', method: 'GET', path: '/readyz', auth: 'public',
+            description: 'The process can reach its database (503 otherwise).',
+            example: {}
+        },
+        {
+            id: 'health.detail', method: 'GET', path: '/v1/health', auth: 'session',
+            description: 'Database dialect and latency, migrations, version and uptime.',
+            example: {}
+        }
+    ]
+};

@@ -1,0 +1,23 @@
+import type { RouteTable } from '../../lib/route-table';
+import { accountsTable } from './accounts';
+import { apiKeysTable } from './api-keys';
+import { appsTable } from './apps';
+import { billingTable } from './billing';
+import { cronJobsTable } from './cron-jobs';
+import { databasesTable } from './databases';
+import { gitTable } from './git';
+import { healthTable } from './health';
+import { integrationsTable } from './integrations';
+import { projectsTable } from './projects';
+import { sitesTable } from './sites';
+import { virtualMachinesTable } from './virtual-machines';
+import { workersTable } from './workers';
+
+/** Every route table, mounted or not: the source of truth for scopes, docs and the generated security tests. */
+export const ROUTE_TABLES: readonly RouteTable[] = [
+    accountsTable, apiKeysTable, projectsTable, healthTable,
+    appsTable, sitesTable, workersTable, cronJobsTable, databasesTable,
+    integrationsTable, gitTable, virtualMachinesTable, billingTable
+];
+
+export { FIXTURES } from './fixtures';

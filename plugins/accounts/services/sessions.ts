@@ -1,0 +1,81 @@
+import * as Boom from '@hapi/boom';
+import type { Knex } from 'knex';
+
+import { randomBase62 } from '../../../lib/base62';
+import { sha256Hex } from '../../../lib/crypto';
+import { newId } from '../../../lib/ids';
+import { User } from '../../../lib/models/user';
+import { ACCESS_TOKEN_TTL_SECONDS, type SessionSigner } from '../../../lib/session-token';
+import { isoIn, nowIso } from '../../../lib/time';
+import { RefreshToken, Session } from '../models/session';
+
+// Sessions: a row per sign-in, short-lived access JWTs naming it, and single-use refresh tokens (rotation with
+// reuse detection: a used refresh token presented again ends the whole session).
+export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
+const REFRESH_PREFIX = 'svr_';
+
+export interface SessionPair {
+    accessToken: string;
+    refreshToken: string;
+    expiresIn: number;
+}
+
+export class SessionService {
+    constructor(private readonly knex: Knex, private readonly signer: SessionSigner) { }
+
+    async open(trx: Knex.Transaction, userId: string): Promise<SessionPair> {
+        const session = await Session.query(trx).insertAndFetch({
+            id: newId('ses'), userId, createdAt: nowIso(), expiresAt: isoIn(SESSION_TTL_MS), revokedAt: null, revokedReason: null
+        });
+        return this.pair(trx, session);
+    }
+
+    async refresh(refreshToken: string): Promise<SessionPair> {
+        const invalid = Boom.unauthorized('Invalid refresh token', 'Bearer');
+        if (!refreshToken.startsWith(REFRESH_PREFIX)) {
+            throw invalid;
+        }
+
+        const reused = await this.knex.transaction(async (trx) => {
+            const token = await RefreshToken.query(trx).findOne({ token_hash: sha256Hex(refreshToken) });
+            const session = token && await Session.query(trx).findById(token.sessionId);
+            const user = session && await User.query(trx).findById(session.userId);
+            if (!token || !session || !user || session.revokedAt || session.expiresAt <= nowIso() || user.disabledAt) {
+                throw invalid;
+            }
+
+            // One atomic claim: of two concurrent refreshes with one token, exactly one wins.
+            const claimed = await RefreshToken.query(trx).patch({ usedAt: nowIso() }).where({ id: token.id }).whereNull('used_at');
+            if (!claimed) {
+                await this.revoke(trx, session.id, 'refresh_reuse');
+                return true;
+            }
+
+            return this.pair(trx, session);
+        });
+
+        if (reused === true) {
+            throw Boom.unauthorized('Refresh token was already used; the session has been ended', 'Bearer');
+        }
+
+        return reused;
+    }
+
+    async revoke(trx: Knex | Knex.Transaction, sessionId: string, reason: NonNullable<Session['revokedReason']>): Promise<void> {
+        await Session.query(trx).patch({ revokedAt: nowIso(), revokedReason: reason }).where({ id: sessionId }).whereNull('revoked_at');
+    }
+
+    async revokeAllOf(trx: Knex | Knex.Transaction, userId: string, reason: NonNullable<Session['revokedReason']>, except?: string): Promise<void> {
+        const query = Session.query(trx).patch({ revokedAt: nowIso(), revokedReason: reason }).where({ user_id: userId }).whereNull('revoked_at');
+        await (except ? query.whereNot({ id: except }) : query);
+    }
+
+    private async pair(trx: Knex.Transaction, session: Session): Promise<SessionPair> {
+        const refreshToken = REFRESH_PREFIX + randomBase62(43);
+        await RefreshToken.query(trx).insert({
+            id: newId('rtk'), sessionId: session.id, tokenHash: sha256Hex(refreshToken), createdAt: nowIso(), usedAt: null
+        });
+        const accessToken = await this.signer.sign({ sub: session.userId, sid: session.id });
+        return { accessToken, refreshToken, expiresIn: ACCESS_TOKEN_TTL_SECONDS };
+    }
+}

@@ -1,0 +1,20 @@
+import type { NamedPlugin } from '@hapi/hapi';
+import type { Knex } from 'knex';
+
+import { bindRoutes } from '../../lib/route-table';
+import { apiKeysTable } from '../../manifest/routes/api-keys';
+import { apiKeyRoutes } from './routes/api-keys';
+import { ApiKeysService } from './services/api-keys';
+
+// Key management: create (token shown once), list, revoke. The access pipeline authenticates keys.
+export interface ApiKeysPluginOptions {
+    knex: Knex;
+}
+
+export const apiKeysPlugin: NamedPlugin<ApiKeysPluginOptions> = {
+    name: 'hostless-api-keys',
+    dependencies: ['hostless-auth'],
+    register(server, options) {
+        bindRoutes(server, apiKeysTable, apiKeyRoutes(new ApiKeysService(options.knex)));
+    }
+};

@@ -1,0 +1,46 @@
+import Joi from 'joi';
+
+import { access } from '../../../lib/access';
+import { listQuery } from '../../../lib/pagination';
+import { respondWithPage } from '../../../lib/list-response';
+import type { RouteHandlers } from '../../../lib/route-table';
+import { isScope, type Scope } from '../../../lib/scopes';
+import { fields } from '../../../lib/validation';
+import type { ApiKeysService } from '../services/api-keys';
+import { publicApiKey } from '../serializer';
+
+const scopes = Joi.array().items(Joi.string().max(64)).min(1).max(64).unique()
+    .custom((value: string[], helpers) => {
+        const unknown = value.filter((scope) => !isScope(scope));
+        return unknown.length ? helpers.message({ custom: `"scopes" contains unknown scope(s): ${unknown.join(', ')}` }) : value;
+    })
+    .messages({ 'array.unique': '"scopes" must not contain duplicates' });
+
+export function apiKeyRoutes(service: ApiKeysService): RouteHandlers {
+    return {
+        'apiKeys.create': {
+            validate: {
+                payload: Joi.object({
+                    name: Joi.string().min(1).max(128).required(),
+                    scopes: scopes.required(),
+                    expiresAt: Joi.date().iso().greater('now').allow(null).messages({ 'date.greater': '"expiresAt" must be in the future' })
+                })
+            },
+            handler: async (request, h) => {
+                const { token, apiKey } = await service.create(access(request).user.id, request.payload as { name: string; scopes: Scope[]; expiresAt?: Date | null });
+                return h.response({ token, apiKey: publicApiKey(apiKey) }).code(201).header('cache-control', 'no-store');
+            }
+        },
+        'apiKeys.list': {
+            validate: { query: Joi.object(listQuery) },
+            handler: async (request, h) => {
+                const page = await service.list(access(request).user.id, request.query as { limit: number; cursor?: string });
+                return respondWithPage(request, h, page, publicApiKey);
+            }
+        },
+        'apiKeys.revoke': {
+            validate: { params: Joi.object({ keyId: fields.id('key').required() }) },
+            handler: async (request) => publicApiKey(await service.revoke(access(request).user.id, request.params.keyId as string))
+        }
+    };
+}

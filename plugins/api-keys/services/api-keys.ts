@@ -1,0 +1,59 @@
+import * as Boom from '@hapi/boom';
+import type { Knex } from 'knex';
+
+import { generateApiKey } from '../../../lib/api-key-token';
+import { sha256Hex } from '../../../lib/crypto';
+import { newId } from '../../../lib/ids';
+import { pageQuery, toPage, type Page } from '../../../lib/pagination';
+import type { Scope } from '../../../lib/scopes';
+import { nowIso, toIso } from '../../../lib/time';
+import { ApiKey } from '../models/api-key';
+
+export const MAX_ACTIVE_KEYS = 100;
+
+export class ApiKeysService {
+    constructor(private readonly knex: Knex) { }
+
+    async create(userId: string, input: { name: string; scopes: Scope[]; expiresAt?: Date | null }): Promise<{ token: string; apiKey: ApiKey }> {
+        const { token, prefix, secret } = generateApiKey();
+        const apiKey = await this.knex.transaction(async (trx) => {
+            const active = await ApiKey.query(trx).where({ user_id: userId }).whereNull('revoked_at').resultSize();
+            if (active >= MAX_ACTIVE_KEYS) {
+                throw Boom.conflict(`An account holds at most ${MAX_ACTIVE_KEYS} API keys; revoke one first`);
+            }
+
+            return ApiKey.query(trx).insertAndFetch({
+                id: newId('key'),
+                userId,
+                name: input.name,
+                prefix,
+                secretHash: sha256Hex(secret),
+                scopes: input.scopes,
+                expiresAt: input.expiresAt ? toIso(input.expiresAt) : null,
+                lastUsedAt: null,
+                revokedAt: null,
+                createdAt: nowIso()
+            });
+        });
+
+        return { token, apiKey };
+    }
+
+    /** Live and expired keys, newest first; revoked keys vanish from the list. */
+    async list(userId: string, page: { limit: number; cursor?: string }): Promise<Page<ApiKey>> {
+        const rows = await pageQuery(ApiKey.query(this.knex).where({ user_id: userId }).whereNull('revoked_at'), page);
+        return toPage(rows, page.limit);
+    }
+
+    /** Unknown, foreign and already revoked keys are all 404: one atomic update decides. */
+    async revoke(userId: string, id: string): Promise<ApiKey> {
+        return this.knex.transaction(async (trx) => {
+            const revoked = await ApiKey.query(trx).patch({ revokedAt: nowIso() }).where({ id, user_id: userId }).whereNull('revoked_at');
+            if (!revoked) {
+                throw Boom.notFound('API key not found');
+            }
+
+            return (await ApiKey.query(trx).findById(id))!;
+        });
+    }
+}

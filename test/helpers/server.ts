@@ -1,0 +1,106 @@
+import * as Crypto from 'node:crypto';
+import * as Fs from 'node:fs';
+import * as Os from 'node:os';
+import * as Path from 'node:path';
+
+import type { Server } from '@hapi/hapi';
+import knexFactory from 'knex';
+
+import type { Config } from '../../manifest/config';
+import { deployment } from '../../manifest';
+
+// Every test file builds its servers through deployment(), the real plugin list, with configuration passed in
+// rather than read from the environment. The database is a fresh SQLite file in a temp folder, or, when the suite
+// runs with TEST_DB=postgres, a fresh schema in TEST_POSTGRES_URL's database.
+export const LOG_DIR = Path.join(__dirname, '..', '..', '.test-output', 'logs');
+const logFile = Path.join(LOG_DIR, `run-${process.pid}.log`);
+
+export const postgresUrl = process.env.TEST_POSTGRES_URL ?? null;
+export const usePostgres = process.env.TEST_DB === 'postgres';
+if (usePostgres && !postgresUrl) {
+    throw new Error('TEST_DB=postgres needs TEST_POSTGRES_URL, e.g. postgres://postgres@127.0.0.1:5432/test');
+}
+
+export function testConfig(dataDir: string, overrides: Partial<Config> = {}): Config {
+    return {
+        nodeEnv: 'test',
+        production: false,
+        host: '127.0.0.1',
+        port: 0,
+        mcpPort: 0,
+        publicUrl: 'http://localhost:3000',
+        mcpPublicUrl: 'http://localhost:3001',
+        apiBaseUrl: 'http://localhost:3000',
+        dataDir,
+        database: { client: 'sqlite', filename: Path.join(dataDir, 'hostless.sqlite') },
+        redisUrl: null,
+        sessionSecret: Crypto.randomBytes(32).toString('hex'),
+        encryptionKey: Crypto.randomBytes(32).toString('hex'),
+        signupEnabled: true,
+        passwordCost: 1024,                                     // scrypt's cheapest sane cost: tests sign in thousands of times
+        ...overrides
+    };
+}
+
+export interface TestServer {
+    server: Server;
+    config: Config;
+    logs: string[];
+    stop(): Promise<void>;
+}
+
+export async function testServer(overrides: Partial<Config> = {}, options: { start?: boolean } = {}): Promise<TestServer> {
+    const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), 'hostless-test-'));
+    const schema = usePostgres ? await createSchema() : null;
+    const config = testConfig(dataDir, {
+        ...(schema ? { database: { client: 'postgres', connectionString: postgresUrl!, searchPath: schema } } : {}),
+        ...overrides
+    });
+    const logs: string[] = [];
+    Fs.mkdirSync(LOG_DIR, { recursive: true });
+    const server = await deployment({
+        config,
+        ...(options.start ? { start: true } : {}),
+        log: (line) => {
+            logs.push(line);
+            Fs.appendFileSync(logFile, line);
+        }
+    });
+
+    return {
+        server,
+        config,
+        logs,
+        stop: async () => {
+            await server.stop();
+            if (schema) {
+                await dropSchema(schema);
+            }
+
+            Fs.rmSync(dataDir, { recursive: true, force: true });
+        }
+    };
+}
+
+async function createSchema(): Promise<string> {
+    const schema = `t_${Crypto.randomBytes(6).toString('hex')}`;
+    const admin = knexFactory({ client: 'pg', connection: postgresUrl! });
+    try {
+        await admin.raw(`CREATE SCHEMA ${schema}`);
+    }
+    finally {
+        await admin.destroy();
+    }
+
+    return schema;
+}
+
+async function dropSchema(schema: string): Promise<void> {
+    const admin = knexFactory({ client: 'pg', connection: postgresUrl! });
+    try {
+        await admin.raw(`DROP SCHEMA ${schema} CASCADE`);
+    }
+    finally {
+        await admin.destroy();
+    }
+}
