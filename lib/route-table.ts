@@ -1,7 +1,7 @@
 import * as Boom from '@hapi/boom';
 import Hoek from '@hapi/hoek';
 import Joi from 'joi';
-import type { Lifecycle, RouteOptions, RouteOptionsPayload, RouteOptionsValidate, Server } from '@hapi/hapi';
+import type { Lifecycle, NamedPlugin, RouteOptions, RouteOptionsPayload, RouteOptionsValidate, Server } from '@hapi/hapi';
 
 import type { ResourceKind } from './resources';
 import type { Permission, Role } from './roles';
@@ -76,6 +76,11 @@ export interface RouteHandler {
 }
 
 export type RouteHandlers = Record<string, RouteHandler>;
+
+/** A family plugin names the table it mounts, so the manifest knows every mounted row without starting a server. */
+export interface FamilyPlugin<T> extends NamedPlugin<T> {
+    table: RouteTable;
+}
 
 const paramPattern = /{(\w+)\??}/g;
 

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 
 import type { Manifest } from '../lib/compose';
+import type { RouteTable } from '../lib/route-table';
 import { accountsPlugin } from '../plugins/accounts';
 import { apiKeysPlugin } from '../plugins/api-keys';
 import { authPlugin } from '../plugins/auth';
@@ -9,6 +10,13 @@ import { logPlugin } from '../plugins/log';
 import { projectsPlugin } from '../plugins/projects';
 import type { Config } from './config';
 import pkg from '../package.json';
+
+/** The families the API mounts, in order: their tables are exactly the routes it serves. */
+export const API_FAMILIES = [accountsPlugin, apiKeysPlugin, projectsPlugin, healthPlugin] as const;
+
+export function mountedTables(): RouteTable[] {
+    return API_FAMILIES.map((family) => family.table);
+}
 
 // The API server: options plus its ordered plugin list. The access pipeline comes first; every family after it.
 export function apiManifest(config: Config, knex: Knex, write: (line: string) => void): Manifest {

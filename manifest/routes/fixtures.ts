@@ -5,10 +5,11 @@ export interface Fixture {
     params?: Readonly<Record<string, string>>;
     payload?: unknown;
     value: string;
+    project?: boolean;                                          // the fixture is a project: the tests' viewer joins it as viewer
 }
 
 export const FIXTURES: Readonly<Record<string, Fixture>> = {
-    teamProject: { route: 'projects.create', payload: { name: 'Team {unique}' }, value: 'id' },
+    teamProject: { route: 'projects.create', payload: { name: 'Team {unique}' }, value: 'id', project: true },
     member: { route: 'members.add', params: { projectId: '{project}' }, payload: { email: '{spareEmail}', role: 'developer' }, value: 'userId' },
     sshKey: { route: 'sshKeys.create', payload: { name: 'laptop', publicKey: '{sshPublicKey}' }, value: 'id' },
     apiKey: { route: 'apiKeys.create', payload: { name: 'fixture', scopes: ['projects:read'] }, value: 'apiKey.id' }

@@ -1,8 +1,7 @@
-import type { NamedPlugin } from '@hapi/hapi';
 import type { Knex } from 'knex';
 
 import { deriveKey } from '../../lib/crypto';
-import { bindRoutes } from '../../lib/route-table';
+import { bindRoutes, type FamilyPlugin } from '../../lib/route-table';
 import { sessionSigner } from '../../lib/session-token';
 import { accountsTable } from '../../manifest/routes/accounts';
 import { authRoutes } from './routes/auth';
@@ -18,8 +17,9 @@ export interface AccountsPluginOptions {
     signupEnabled?: boolean;
 }
 
-export const accountsPlugin: NamedPlugin<AccountsPluginOptions> = {
+export const accountsPlugin: FamilyPlugin<AccountsPluginOptions> = {
     name: 'hostless-accounts',
+    table: accountsTable,
     dependencies: ['hostless-auth'],
     register(server, options) {
         const signer = sessionSigner({ secret: deriveKey(options.sessionSecret, 'session-jwt'), issuer: options.issuer });

@@ -1,7 +1,6 @@
-import type { NamedPlugin } from '@hapi/hapi';
 import type { Knex } from 'knex';
 
-import { bindRoutes } from '../../lib/route-table';
+import { bindRoutes, type FamilyPlugin } from '../../lib/route-table';
 import { apiKeysTable } from '../../manifest/routes/api-keys';
 import { apiKeyRoutes } from './routes/api-keys';
 import { ApiKeysService } from './services/api-keys';
@@ -11,8 +10,9 @@ export interface ApiKeysPluginOptions {
     knex: Knex;
 }
 
-export const apiKeysPlugin: NamedPlugin<ApiKeysPluginOptions> = {
+export const apiKeysPlugin: FamilyPlugin<ApiKeysPluginOptions> = {
     name: 'hostless-api-keys',
+    table: apiKeysTable,
     dependencies: ['hostless-auth'],
     register(server, options) {
         bindRoutes(server, apiKeysTable, apiKeyRoutes(new ApiKeysService(options.knex)));

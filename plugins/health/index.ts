@@ -1,9 +1,8 @@
 import * as Boom from '@hapi/boom';
-import type { NamedPlugin } from '@hapi/hapi';
 import type { Knex } from 'knex';
 
 import { dialect } from '../../lib/db/knex';
-import { bindRoutes } from '../../lib/route-table';
+import { bindRoutes, type FamilyPlugin } from '../../lib/route-table';
 import { healthTable } from '../../manifest/routes/health';
 
 // Liveness and readiness for load balancers; a detailed report for signed-in users.
@@ -12,8 +11,9 @@ export interface HealthPluginOptions {
     version: string;
 }
 
-export const healthPlugin: NamedPlugin<HealthPluginOptions> = {
+export const healthPlugin: FamilyPlugin<HealthPluginOptions> = {
     name: 'hostless-health',
+    table: healthTable,
     dependencies: ['hostless-auth'],
     register(server, options) {
         const started = Date.now();

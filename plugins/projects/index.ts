@@ -1,7 +1,6 @@
-import type { NamedPlugin } from '@hapi/hapi';
 import type { Knex } from 'knex';
 
-import { bindRoutes } from '../../lib/route-table';
+import { bindRoutes, type FamilyPlugin } from '../../lib/route-table';
 import { projectsTable } from '../../manifest/routes/projects';
 import { memberRoutes } from './routes/members';
 import { projectRoutes } from './routes/projects';
@@ -13,8 +12,9 @@ export interface ProjectsPluginOptions {
     knex: Knex;
 }
 
-export const projectsPlugin: NamedPlugin<ProjectsPluginOptions> = {
+export const projectsPlugin: FamilyPlugin<ProjectsPluginOptions> = {
     name: 'hostless-projects',
+    table: projectsTable,
     dependencies: ['hostless-auth'],
     register(server, options) {
         const projects = new ProjectsService(options.knex, server.plugins['hostless-auth'].kinds);

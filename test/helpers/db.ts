@@ -1,0 +1,34 @@
+import * as Crypto from 'node:crypto';
+
+import type { Knex } from 'knex';
+
+import { dialect } from '../../lib/db/knex';
+
+// Reads of the whole database, for asserting that a refused request changed nothing and that no secret is stored.
+const VOLATILE_COLUMNS = new Set(['last_used_at']);                 // written (at most once a minute) by any authenticated use
+
+export async function tableNames(knex: Knex): Promise<string[]> {
+    if (dialect(knex) === 'postgres') {
+        const result = await knex.raw('SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name');
+        return result.rows.map((row: { table_name: string }) => row.table_name).filter((name: string) => !name.startsWith('knex_'));
+    }
+
+    const rows = await knex.raw('SELECT name FROM sqlite_master WHERE type = \'table\' ORDER BY name');
+    return rows.map((row: { name: string }) => row.name).filter((name: string) => !name.startsWith('knex_') && !name.startsWith('sqlite_'));
+}
+
+export async function dump(knex: Knex): Promise<Record<string, Array<Record<string, unknown>>>> {
+    const out: Record<string, Array<Record<string, unknown>>> = {};
+    for (const table of await tableNames(knex)) {
+        const rows = await knex(table).select('*');
+        out[table] = rows
+            .map((row: Record<string, unknown>) => Object.fromEntries(Object.entries(row).filter(([column]) => !VOLATILE_COLUMNS.has(column))))
+            .sort((a: object, b: object) => JSON.stringify(a) < JSON.stringify(b) ? -1 : 1);
+    }
+
+    return out;
+}
+
+export async function digest(knex: Knex): Promise<string> {
+    return Crypto.createHash('sha256').update(JSON.stringify(await dump(knex))).digest('hex');
+}

@@ -1,0 +1,224 @@
+import * as Crypto from 'node:crypto';
+
+import type { Server, ServerInjectOptions, ServerInjectResponse } from '@hapi/hapi';
+
+import { checksum } from '../../lib/api-key-token';
+import { randomBase62 } from '../../lib/base62';
+import type { CompiledRow, RouteRow } from '../../lib/route-table';
+import { SCOPES, type Scope } from '../../lib/scopes';
+import { FIXTURES } from '../../manifest/routes/fixtures';
+import { createKey, login, register, uniqueEmail, uniqueName, type TestUser } from './api';
+import { sshPublicKey } from './ssh';
+
+// Turns a route table row and its example into real requests: the fixtures it needs are made through the API by the
+// owner, placeholders are filled, and the same request can be sent as the owner, an outsider, a viewer or nobody.
+
+export interface World {
+    server: Server;
+    owner: TestUser;
+    outsider: TestUser;
+    viewer: TestUser;
+    keys: Map<string, string>;                                  // cache: `<user>:<scopes>` -> token
+}
+
+export async function createWorld(server: Server): Promise<World> {
+    const [owner, outsider, viewer] = [await register(server, 'owner'), await register(server, 'outsider'), await register(server, 'viewer')];
+    const added = await server.inject({
+        method: 'POST', url: `/v1/projects/${owner.projectId}/members`, headers: { authorization: owner.session },
+        payload: { email: viewer.email, role: 'viewer' }
+    });
+    if (added.statusCode !== 201) {
+        throw new Error(`could not add the viewer: ${added.payload}`);
+    }
+
+    return { server, owner, outsider, viewer, keys: new Map() };
+}
+
+export async function keyFor(world: World, user: TestUser, scopes: readonly Scope[]): Promise<string> {
+    const cacheKey = `${user.id}:${scopes.join(',')}`;
+    let token = world.keys.get(cacheKey);
+    if (!token) {
+        token = (await createKey(world.server, user, scopes)).token;
+        world.keys.set(cacheKey, token);
+    }
+
+    return token;
+}
+
+/** The credential a row needs, for a user: a key with exactly the row's scope, or a fresh session. */
+export async function credentialFor(world: World, row: RouteRow, user: TestUser): Promise<string | undefined> {
+    if (row.auth === 'public' || row.auth === 'webhook') {
+        return undefined;
+    }
+
+    if (row.auth === 'key') {
+        return keyFor(world, user, row.scope ? [row.scope] : ['projects:read']);
+    }
+
+    return (await login(world.server, user)).session;
+}
+
+/** A credential with every right the user has: all scopes for key rows, a session otherwise. */
+export async function strongestFor(world: World, row: RouteRow, user: TestUser): Promise<string | undefined> {
+    if (row.auth === 'key') {
+        return keyFor(world, user, SCOPES);
+    }
+
+    return credentialFor(world, row, user);
+}
+
+export interface Filled {
+    request: ServerInjectOptions;
+    refs: Map<string, string>;                                  // values that name the owner's resources
+}
+
+/** Makes the row's fixtures as the owner and fills its example into a request. */
+export async function fill(world: World, row: CompiledRow): Promise<Filled> {
+    const refs = new Map<string, string>([['project', world.owner.projectId]]);
+    for (const name of row.example?.setup ?? []) {
+        refs.set(name, await makeFixture(world, name, refs));
+    }
+
+    const values = await placeholderValues(world, row.example, refs);
+    const example = row.example ?? {};
+    let path = row.path;
+    for (const [param, template] of Object.entries(example.params ?? {})) {
+        path = path.replace(`{${param}}`, encodeURIComponent(substitute(template, values) as string));
+    }
+
+    const query = example.query ? new URLSearchParams(substitute(example.query, values) as Record<string, string>).toString() : '';
+    return {
+        request: {
+            method: row.method,
+            url: query ? `${path}?${query}` : path,
+            ...(example.payload !== undefined ? { payload: substitute(example.payload, values) as object } : {})
+        },
+        refs
+    };
+}
+
+async function makeFixture(world: World, name: string, refs: Map<string, string>): Promise<string> {
+    const fixture = FIXTURES[name];
+    if (!fixture) {
+        throw new Error(`unknown fixture ${name}`);
+    }
+
+    const row = { example: { params: fixture.params, payload: fixture.payload } } as unknown as CompiledRow;
+    const values = await placeholderValues(world, row.example, refs);
+    const route = world.server.table().find((r) => r.settings.id === fixture.route);
+    if (!route) {
+        throw new Error(`fixture ${name} needs route ${fixture.route}, which is not mounted`);
+    }
+
+    let path = route.path;
+    for (const [param, template] of Object.entries(fixture.params ?? {})) {
+        path = path.replace(`{${param}}`, substitute(template, values) as string);
+    }
+
+    const res = await world.server.inject({
+        method: route.method.toUpperCase(), url: path, headers: { authorization: (await login(world.server, world.owner)).session },
+        ...(fixture.payload !== undefined ? { payload: substitute(fixture.payload, values) as object } : {})
+    });
+    if (res.statusCode >= 300) {
+        throw new Error(`fixture ${name} failed: ${res.statusCode} ${res.payload}`);
+    }
+
+    const value = fixture.value.split('.').reduce((found: any, key) => found?.[key], res.result) as string;
+    if (fixture.project) {
+        const joined = await world.server.inject({
+            method: 'POST', url: `/v1/projects/${value}/members`, headers: { authorization: world.owner.session },
+            payload: { email: world.viewer.email, role: 'viewer' }
+        });
+        if (joined.statusCode !== 201) {
+            throw new Error(`the viewer could not join fixture ${name}: ${joined.payload}`);
+        }
+    }
+
+    return value;
+}
+
+async function placeholderValues(world: World, example: RouteRow['example'], refs: Map<string, string>): Promise<Record<string, string>> {
+    const text = JSON.stringify(example ?? {});
+    const values: Record<string, string> = Object.fromEntries(refs);
+    const wanted = (name: string) => text.includes(`{${name}}`);
+    values.unique = uniqueName('x');
+    values.email = uniqueEmail('new');
+    values.ownerEmail = world.owner.email;
+    values.ownerPassword = world.owner.password;
+    if (wanted('spareEmail')) {
+        values.spareEmail = (await register(world.server, 'spare')).email;
+    }
+
+    if (wanted('sshPublicKey')) {
+        values.sshPublicKey = sshPublicKey();
+    }
+
+    if (wanted('refreshToken')) {
+        values.refreshToken = (await login(world.server, world.owner)).refreshToken;
+    }
+
+    return values;
+}
+
+function substitute(value: unknown, values: Record<string, string>): unknown {
+    if (typeof value === 'string') {
+        return value.replace(/{(\w+)}/g, (match, name: string) => values[name] ?? match);
+    }
+
+    if (Array.isArray(value)) {
+        return value.map((item) => substitute(item, values));
+    }
+
+    if (value && typeof value === 'object') {
+        return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, values)]));
+    }
+
+    return value;
+}
+
+/** The same request with every reference to the owner's resources replaced by one that exists nowhere. */
+export function missingVariant(filled: Filled): ServerInjectOptions {
+    let text = JSON.stringify(filled.request);
+    for (const value of filled.refs.values()) {
+        text = text.split(value).join(nonexistent(value));
+    }
+
+    return JSON.parse(text);
+}
+
+export function referencesOwner(filled: Filled): boolean {
+    const text = JSON.stringify(filled.request);
+    return [...filled.refs.values()].some((value) => text.includes(value));
+}
+
+function nonexistent(value: string): string {
+    const id = /^([a-z]+)_[0-9A-Za-z]{16}$/.exec(value);
+    if (id) {
+        return `${id[1]}_${randomBase62(16)}`;
+    }
+
+    return `missing-${Crypto.randomBytes(4).toString('hex')}`;
+}
+
+export function withAuth(request: ServerInjectOptions, authorization: string | undefined): ServerInjectOptions {
+    return { ...request, headers: { ...request.headers, ...(authorization ? { authorization } : {}) } };
+}
+
+export async function send(server: Server, request: ServerInjectOptions, authorization?: string): Promise<ServerInjectResponse<any>> {
+    return server.inject(withAuth(request, authorization));
+}
+
+/** Well-formed tokens that must all be refused: unknown prefix, a real prefix with the wrong secret, a bad checksum. */
+export function forgedKeys(realToken: string): Record<string, string> {
+    const [, prefix, secret] = realToken.split('_') as [string, string, string];
+    const body = randomBase62(43);
+    const unknownPrefix = randomBase62(10);
+    const lastChar = secret.slice(-1);
+    return {
+        'an unknown prefix': `svk_${unknownPrefix}_${body}${checksum(unknownPrefix, body)}`,
+        'a wrong secret': `svk_${prefix}_${body}${checksum(prefix, body)}`,
+        'a bad checksum': `svk_${prefix}_${secret.slice(0, -1)}${lastChar === 'a' ? 'b' : 'a'}`
+    };
+}
+
+export const MALFORMED_HEADERS = ['Basic dXNlcjpwYXNzd29yZA==', 'Bearer', 'Bearer ', 'svk_', 'svk_abc_def', 'Bearer not-a-token', 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.', 'Token svk_x'];
