@@ -153,14 +153,23 @@ export function bindRoutes(server: Server, table: RouteTable, handlers: RouteHan
 }
 
 const noBody = Joi.object({}).allow(null);
+const preferences = { messages: validationMessages, errors: { wrap: { label: '"' as const } } };
+const sources = ['headers', 'params', 'query', 'payload', 'state'] as const;
 
 // Validation failures name the offending field (never its value); a route that takes no body accepts only an
-// empty one, and unknown keys are refused everywhere (joi's default for objects).
+// empty one, and unknown keys are refused everywhere (joi's default for objects). Preferences are bound to each
+// schema once here: passed as per-request options, joi would compile its message templates on every request.
 function validateOptions(row: RouteRow, validate: RouteOptionsValidate | undefined): RouteOptionsValidate {
+    const merged: RouteOptionsValidate = { ...(row.method === 'GET' ? {} : { payload: noBody }), ...validate };
+    for (const source of sources) {
+        const schema = merged[source];
+        if (Joi.isSchema(schema)) {
+            (merged as Record<string, unknown>)[source] = schema.prefs(preferences);
+        }
+    }
+
     return {
-        ...(row.method === 'GET' ? {} : { payload: noBody }),
-        ...validate,
-        options: { messages: validationMessages, errors: { wrap: { label: '"' } } },
+        ...merged,
         failAction: (_request, _h, err) => {
             const detail = (err as { details?: Array<{ message: string }> } | undefined)?.details?.[0]?.message;
             throw Boom.badRequest(detail ?? 'Invalid request input');

@@ -7,7 +7,6 @@ import { digestsEqual, sha256 } from '../../lib/crypto';
 import type { FastReader } from '../../lib/db/fast-reader';
 import { SESSION_SCOPES, type Scope } from '../../lib/scopes';
 import { isSessionToken, type SessionSigner } from '../../lib/session-token';
-import { nowIso } from '../../lib/time';
 
 // Turns an Authorization header into credentials, deciding from the database on every request: nothing here is
 // cached, so a revocation holds at the next request on every process.
@@ -98,12 +97,12 @@ export class CredentialStore {
             throw unauthorized(messages.invalidKey);
         }
 
-        const now = nowIso();
         if (row.revoked_at) {
             throw unauthorized(messages.revokedKey);
         }
 
-        if (row.expires_at && row.expires_at <= now) {
+        const now = Date.now();
+        if (row.expires_at && Date.parse(row.expires_at) <= now) {
             throw unauthorized(messages.expiredKey);
         }
 
@@ -127,7 +126,7 @@ export class CredentialStore {
         }
 
         const row = await this.options.reader.get<SessionRow>(SESSION_SQL, [claims.sid]);
-        if (!row || row.user_id !== claims.sub || row.revoked_at || row.expires_at <= nowIso()) {
+        if (!row || row.user_id !== claims.sub || row.revoked_at || Date.parse(row.expires_at) <= Date.now()) {
             throw unauthorized(messages.endedSession);
         }
 
@@ -145,17 +144,17 @@ export class CredentialStore {
 
     // lastUsedAt is written at most once a minute per key, after the response path: a write per request costs a
     // quarter of the throughput, an fsync per request two thirds (toolcheck.md).
-    private touch(row: KeyRow, now: string): void {
-        const staleBefore = new Date(Date.parse(now) - TOUCH_INTERVAL_MS).toISOString();
-        if (row.last_used_at && row.last_used_at > staleBefore) {
+    private touch(row: KeyRow, now: number): void {
+        if (row.last_used_at && Date.parse(row.last_used_at) > now - TOUCH_INTERVAL_MS) {
             return;
         }
 
+        const staleBefore = new Date(now - TOUCH_INTERVAL_MS).toISOString();
         const write = new Promise<void>((resolve) => setImmediate(resolve))
             .then(() => this.options.knex('api_keys')
                 .where('id', row.id)
                 .andWhere((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<=', staleBefore))
-                .update({ last_used_at: now }))
+                .update({ last_used_at: new Date(now).toISOString() }))
             .catch(this.options.onError)
             .finally(() => this.pending.delete(write));
 

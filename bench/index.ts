@@ -1,0 +1,74 @@
+// `npm run bench`: throughput ratios measured in one run, against a baseline run beside them. No timing is asserted
+// anywhere: the numbers are printed for a person to read.
+import * as ChildProcess from 'node:child_process';
+import * as Path from 'node:path';
+
+import autocannon from 'autocannon';
+
+interface Target {
+    label: string;
+    url: string;
+    headers?: Record<string, string>;
+}
+
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+
+async function load(target: Target, duration: number): Promise<number> {
+    const result = await autocannon({ url: target.url, connections: 10, duration, headers: target.headers ?? {} });
+    if (result.non2xx || result.errors) {
+        throw new Error(`${target.label}: ${result.non2xx} non-2xx answers and ${result.errors} errors`);
+    }
+
+    return result.requests.average;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** Alternates the targets round by round, so drift on the machine hits both alike; reports medians. */
+async function compare(baseline: Target, subject: Target): Promise<{ baseline: number; subject: number; ratio: number }> {
+    await load(baseline, 2);
+    await load(subject, 2);
+    const samples = { baseline: [] as number[], subject: [] as number[] };
+    for (let round = 0; round < ROUNDS; ++round) {
+        samples.baseline.push(await load(baseline, DURATION_S));
+        samples.subject.push(await load(subject, DURATION_S));
+    }
+
+    const result = { baseline: median(samples.baseline), subject: median(samples.subject) };
+    return { ...result, ratio: result.subject / result.baseline };
+}
+
+function startServer(script: string): Promise<{ child: ChildProcess.ChildProcess; port: number; token: string }> {
+    return new Promise((resolve, reject) => {
+        const child = ChildProcess.fork(Path.join(__dirname, script), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+        child.once('message', (message: { port: number; token: string }) => resolve({ child, ...message }));
+        child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+    });
+}
+
+async function main(): Promise<void> {
+    console.log(`API benchmark: 10 connections, ${ROUNDS} alternating rounds of ${DURATION_S} s each, medians\n`);
+    const api = await startServer('api-server.js');
+    try {
+        const base = `http://127.0.0.1:${api.port}`;
+        const result = await compare(
+            { label: 'same handler, auth off', url: `${base}/bench/projects-without-auth` },
+            { label: 'API key', url: `${base}/v1/projects`, headers: { authorization: api.token } }
+        );
+        console.log('GET /v1/projects (21 projects) with an API key: key lookup, checksum, scope, project role');
+        console.log(`  same handler with auth off   ${result.baseline.toFixed(0).padStart(8)} req/s`);
+        console.log(`  API-key authenticated        ${result.subject.toFixed(0).padStart(8)} req/s`);
+        console.log(`  ratio                        ${result.ratio.toFixed(3).padStart(8)}   (target >= 0.85)`);
+        const trivial = await compare({ label: 'trivial', url: `${base}/bench/trivial` }, { label: 'trivial auth', url: `${base}/bench/trivial-auth`, headers: { authorization: api.token } });
+        console.log(`  trivial ${trivial.baseline.toFixed(0)} vs trivial+auth ${trivial.subject.toFixed(0)}: auth costs ${(1e6 / trivial.subject - 1e6 / trivial.baseline).toFixed(1)} us`);
+    }
+    finally {
+        api.child.send('stop');
+    }
+}
+
+main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+});
