@@ -51,7 +51,7 @@ export interface TestServer {
 
 export async function testServer(overrides: Partial<Config> = {}, options: { start?: boolean } = {}): Promise<TestServer> {
     const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), 'hostless-test-'));
-    const schema = usePostgres ? await createSchema() : null;
+    const schema = usePostgres && !overrides.database ? await createSchema() : null;
     const config = testConfig(dataDir, {
         ...(schema ? { database: { client: 'postgres', connectionString: postgresUrl!, searchPath: schema } } : {}),
         ...overrides

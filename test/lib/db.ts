@@ -1,0 +1,46 @@
+import * as Code from '@hapi/code';
+import * as Lab from '@hapi/lab';
+
+import { dialect } from '../../lib/db/knex';
+import { testServer } from '../helpers/server';
+
+const { describe, it } = exports.lab = Lab.script();
+const { expect } = Code;
+
+describe('database', () => {
+
+    it('runs SQLite in WAL mode with synchronous=FULL, foreign keys and a busy timeout', async () => {
+        const instance = await testServer();
+        try {
+            const knex = instance.server.app.knex;
+            if (dialect(knex) !== 'sqlite') {
+                // PostgreSQL pass: durability is the server's own setting, which must not be relaxed.
+                const [row] = (await knex.raw('SHOW synchronous_commit')).rows;
+                expect(row.synchronous_commit).to.equal('on');
+                return;
+            }
+
+            const pragma = async (name: string) => Object.values((await knex.raw(`PRAGMA ${name}`))[0])[0];
+            expect(await pragma('journal_mode')).to.equal('wal');
+            expect(await pragma('synchronous')).to.equal(2);
+            expect(await pragma('foreign_keys')).to.equal(1);
+            expect(await pragma('busy_timeout')).to.equal(5000);
+        }
+        finally {
+            await instance.stop();
+        }
+    });
+
+    it('migrates a fresh database at boot and leaves a migrated one as it is', async () => {
+        const first = await testServer();
+        const again = await testServer({ database: first.config.database, sessionSecret: first.config.sessionSecret });
+        try {
+            const rows = await again.server.app.knex('knex_migrations').select('name');
+            expect(rows.map((row: { name: string }) => row.name)).to.equal(['001-identity']);
+        }
+        finally {
+            await again.stop();
+            await first.stop();
+        }
+    });
+});
