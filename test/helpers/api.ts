@@ -74,3 +74,9 @@ export async function createKey(server: Server, user: TestUser, scopes: readonly
     const body = res.result as any;
     return { token: body.token, id: body.apiKey.id };
 }
+
+/** `call(method, url, authorization?, payload?)` against a server, for tests that make many requests. */
+export function caller(server: () => Server) {
+    return (method: string, url: string, authorization?: string, payload?: object | string, headers: Record<string, string> = {}): Promise<ServerInjectResponse<any>> =>
+        server().inject({ method, url, headers: { ...headers, ...(authorization ? { authorization } : {}) }, ...(payload !== undefined ? { payload } : {}) });
+}

@@ -1,11 +1,10 @@
 import * as Code from '@hapi/code';
-import type { ServerInjectResponse } from '@hapi/hapi';
 import * as Lab from '@hapi/lab';
 
 import { parseApiKey } from '../../lib/api-key-token';
 import { sha256Hex } from '../../lib/crypto';
 import { MAX_ACTIVE_KEYS } from '../../plugins/api-keys/services/api-keys';
-import { createKey, register } from '../helpers/api';
+import { caller, createKey, register } from '../helpers/api';
 import { testServer, type TestServer } from '../helpers/server';
 
 const { describe, it, before, after } = exports.lab = Lab.script();
@@ -16,8 +15,7 @@ const KEY_FIELDS = ['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'prefi
 describe('API keys', () => {
 
     let instance: TestServer;
-    const call = (method: string, url: string, authorization?: string, payload?: object): Promise<ServerInjectResponse<any>> =>
-        instance.server.inject({ method, url, headers: authorization ? { authorization } : {}, ...(payload ? { payload } : {}) });
+    const call = caller(() => instance.server);
     const knex = () => instance.server.app.knex;
 
     before(async () => {

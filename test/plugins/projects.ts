@@ -1,8 +1,7 @@
 import * as Code from '@hapi/code';
-import type { ServerInjectResponse } from '@hapi/hapi';
 import * as Lab from '@hapi/lab';
 
-import { createKey, register, type TestUser } from '../helpers/api';
+import { caller, createKey, register, type TestUser } from '../helpers/api';
 import { foreignServer } from '../helpers/foreign';
 import { testServer, type TestServer } from '../helpers/server';
 
@@ -12,8 +11,7 @@ const { expect } = Code;
 describe('projects and members', () => {
 
     let instance: TestServer;
-    const call = (method: string, url: string, authorization?: string, payload?: object): Promise<ServerInjectResponse<any>> =>
-        instance.server.inject({ method, url, headers: authorization ? { authorization } : {}, ...(payload ? { payload } : {}) });
+    const call = caller(() => instance.server);
 
     const addMember = async (owner: TestUser, projectId: string, member: TestUser, role: string) => {
         const res = await call('POST', `/v1/projects/${projectId}/members`, owner.session, { email: member.email, role });

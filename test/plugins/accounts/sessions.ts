@@ -1,9 +1,8 @@
 import * as Code from '@hapi/code';
-import type { ServerInjectResponse } from '@hapi/hapi';
 import * as Lab from '@hapi/lab';
 
 import { SESSION_SCOPES } from '../../../lib/scopes';
-import { createKey, login, PASSWORD, register, uniqueEmail } from '../../helpers/api';
+import { PASSWORD, caller, createKey, login, register, uniqueEmail } from '../../helpers/api';
 import { testServer, type TestServer } from '../../helpers/server';
 
 const { describe, it, before, after } = exports.lab = Lab.script();
@@ -12,8 +11,7 @@ const { expect } = Code;
 describe('accounts and sessions', () => {
 
     let instance: TestServer;
-    const call = (method: string, url: string, authorization?: string, payload?: object): Promise<ServerInjectResponse<any>> =>
-        instance.server.inject({ method, url, headers: authorization ? { authorization } : {}, ...(payload ? { payload } : {}) });
+    const call = caller(() => instance.server);
 
     before(async () => {
         instance = await testServer();

@@ -5,11 +5,10 @@ import * as Os from 'node:os';
 import * as Path from 'node:path';
 
 import * as Code from '@hapi/code';
-import type { ServerInjectResponse } from '@hapi/hapi';
 import * as Lab from '@hapi/lab';
 
 import { parseSshPublicKey } from '../../../plugins/accounts/ssh-public-key';
-import { register } from '../../helpers/api';
+import { caller, register } from '../../helpers/api';
 import { testServer, type TestServer } from '../../helpers/server';
 import { sshPublicKey } from '../../helpers/ssh';
 
@@ -40,8 +39,7 @@ function hasSshKeygen(): boolean {
 describe('SSH keys', () => {
 
     let instance: TestServer;
-    const call = (method: string, url: string, authorization?: string, payload?: object): Promise<ServerInjectResponse<any>> =>
-        instance.server.inject({ method, url, headers: authorization ? { authorization } : {}, ...(payload ? { payload } : {}) });
+    const call = caller(() => instance.server);
 
     before(async () => {
         instance = await testServer();

@@ -1,13 +1,12 @@
 import * as Net from 'node:net';
 
 import * as Code from '@hapi/code';
-import type { ServerInjectResponse } from '@hapi/hapi';
 import * as Lab from '@hapi/lab';
 
 import { newId } from '../../../lib/ids';
 import { gateMessages } from '../../../plugins/auth/gate';
 import { policyMessages } from '../../../plugins/auth/policy';
-import { createKey, register, type TestUser } from '../../helpers/api';
+import { caller, createKey, register, type TestUser } from '../../helpers/api';
 import { foreignServer, type ForeignServer } from '../../helpers/foreign';
 
 // The precedence of api-contract.md section 2, step by step, on a family the pipeline has never seen (widgets),
@@ -24,9 +23,7 @@ describe('access pipeline', () => {
     let collaborator: TestUser;
     let ownerKey: string;
 
-    const call = (method: string, url: string, authorization?: string, payload?: unknown, headers: Record<string, string> = {}): Promise<ServerInjectResponse<any>> => host.server.inject({
-        method, url, headers: { ...headers, ...(authorization ? { authorization } : {}) }, ...(payload !== undefined ? { payload: payload as object } : {})
-    });
+    const call = caller(() => host.server);
 
     const widget = async (user: TestUser, name: string, projectId = user.projectId) => {
         const res = await call('POST', '/v1/widgets', user.session, { name, projectId });
