@@ -1,6 +1,5 @@
 import * as Boom from '@hapi/boom';
 import type { Request } from '@hapi/hapi';
-import type { Knex } from 'knex';
 
 import type { Permission, Role } from './roles';
 import type { Scope } from './scopes';
@@ -23,9 +22,4 @@ export function access(request: Request): Access {
     }
 
     return resolved;
-}
-
-/** The projects a user is a member of, as a subquery for `whereIn('project_id', ...)`. */
-export function memberProjectIds(knex: Knex, userId: string): Knex.QueryBuilder {
-    return knex('memberships').select('project_id').where('user_id', userId);
 }

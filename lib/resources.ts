@@ -1,5 +1,3 @@
-import type { Permission } from './roles';
-
 // The resources a path can name, as data: the access pipeline resolves each with one indexed lookup joined to the
 // caller's membership (and collaborator grant), so a family adds a kind here instead of writing a resolver.
 export interface ResourceKind {
@@ -15,5 +13,3 @@ export interface ResourceKind {
 export const RESOURCE_KINDS: readonly ResourceKind[] = [
     { kind: 'project', param: 'projectId', table: 'projects', column: 'id', projectColumn: 'id' }
 ];
-
-export type CollaboratorPermission = Permission;

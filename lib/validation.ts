@@ -9,8 +9,7 @@ export const fields = {
     id: (prefix: IdPrefix) => Joi.string().pattern(idPattern(prefix), `${prefix} id`),
     projectId: () => Joi.string().pattern(idPattern('prj'), 'project id'),
     name: () => Joi.string().pattern(dnsLabel, 'DNS label'),
-    email: () => Joi.string().trim().lowercase().email({ tlds: false }).max(254),
-    isoTime: () => Joi.string().isoDate()
+    email: () => Joi.string().trim().lowercase().email({ tlds: false }).max(254)
 };
 
 // Validation messages never echo the offending value (it could be a pasted secret).

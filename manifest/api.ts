@@ -34,7 +34,7 @@ export function apiManifest(config: Config, knex: Knex, write: (line: string) =>
             plugins: [
                 { plugin: logPlugin, options: { write } },
                 { plugin: authPlugin, options: { knex, sessionSecret: config.sessionSecret, issuer: config.publicUrl } },
-                { plugin: accountsPlugin, options: { knex, sessionSecret: config.sessionSecret, issuer: config.publicUrl, passwordCost: config.passwordCost, signupEnabled: config.signupEnabled } },
+                { plugin: accountsPlugin, options: { knex, passwordCost: config.passwordCost, signupEnabled: config.signupEnabled } },
                 { plugin: apiKeysPlugin, options: { knex } },
                 { plugin: projectsPlugin, options: { knex } },
                 { plugin: healthPlugin, options: { knex, version: pkg.version } }

@@ -2,6 +2,7 @@ import type { Scope } from '../scopes';
 import type { CompiledRow } from '../route-table';
 import type { Access } from '../access';
 import type { ResourceKind } from '../resources';
+import type { SessionSigner } from '../session-token';
 
 declare module '@hapi/hapi' {
     interface UserCredentials {
@@ -21,7 +22,7 @@ declare module '@hapi/hapi' {
     }
 
     interface PluginProperties {
-        'hostless-auth': { strategy: string; kinds: readonly ResourceKind[] };
+        'hostless-auth': { strategy: string; kinds: readonly ResourceKind[]; signer: SessionSigner };
     }
 
     interface PluginsStates {

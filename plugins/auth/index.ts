@@ -40,6 +40,7 @@ export const authPlugin: NamedPlugin<AuthPluginOptions> = {
 
         server.expose('strategy', STRATEGY);
         server.expose('kinds', kinds);
+        server.expose('signer', signer);
 
         server.auth.scheme(STRATEGY, () => ({
             authenticate: async (request: Request, h: ResponseToolkit) => {

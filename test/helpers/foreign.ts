@@ -124,7 +124,7 @@ export async function foreignServer(options: { start?: boolean } = {}): Promise<
     const sessionSecret = Crypto.randomBytes(32).toString('hex');
     await server.register([
         { plugin: authPlugin, options: { knex, sessionSecret, issuer: 'https://host.example', resources: WIDGET_KINDS } },
-        { plugin: accountsPlugin, options: { knex, sessionSecret, issuer: 'https://host.example', passwordCost: 1024 } },
+        { plugin: accountsPlugin, options: { knex, passwordCost: 1024 } },
         { plugin: apiKeysPlugin, options: { knex } },
         { plugin: projectsPlugin, options: { knex } },
         { plugin: widgetsPlugin, options: { knex } }
