@@ -23,3 +23,8 @@ export function access(request: Request): Access {
 
     return resolved;
 }
+
+/** Where a request came from, for the security event log. Forwarded-for headers are not trusted. */
+export function origin(request: Request): { ip: string | null } {
+    return { ip: request.info.remoteAddress || null };
+}

@@ -6,13 +6,15 @@ import { accountsPlugin } from '../plugins/accounts';
 import { apiKeysPlugin } from '../plugins/api-keys';
 import { authPlugin } from '../plugins/auth';
 import { healthPlugin } from '../plugins/health';
+import { jobsPlugin } from '../plugins/jobs';
 import { logPlugin } from '../plugins/log';
 import { projectsPlugin } from '../plugins/projects';
+import { securityEventsPlugin } from '../plugins/security-events';
 import type { Config } from './config';
 import pkg from '../package.json';
 
 /** The families the API mounts, in order: their tables are exactly the routes it serves. */
-export const API_FAMILIES = [accountsPlugin, apiKeysPlugin, projectsPlugin, healthPlugin] as const;
+export const API_FAMILIES = [accountsPlugin, apiKeysPlugin, projectsPlugin, securityEventsPlugin, healthPlugin] as const;
 
 export function mountedTables(): RouteTable[] {
     return API_FAMILIES.map((family) => family.table);
@@ -33,10 +35,12 @@ export function apiManifest(config: Config, knex: Knex, write: (line: string) =>
         register: {
             plugins: [
                 { plugin: logPlugin, options: { write } },
+                { plugin: jobsPlugin, options: { knex, mode: config.jobs.mode, concurrency: config.jobs.concurrency } },
                 { plugin: authPlugin, options: { knex, sessionSecret: config.sessionSecret, issuer: config.publicUrl } },
                 { plugin: accountsPlugin, options: { knex, passwordCost: config.passwordCost, signupEnabled: config.signupEnabled } },
                 { plugin: apiKeysPlugin, options: { knex } },
                 { plugin: projectsPlugin, options: { knex } },
+                { plugin: securityEventsPlugin, options: { knex, retentionDays: config.securityEventRetentionDays } },
                 { plugin: healthPlugin, options: { knex, version: pkg.version } }
             ]
         }

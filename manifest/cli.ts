@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { createKnex } from '../lib/db/knex';
 import { migrate } from '../lib/db/migrate';
 import { normalizeEmail } from '../lib/models/user';
+import { recordSecurityEvent, type SecurityEventType } from '../lib/security-events';
 import { nowIso } from '../lib/time';
 import { loadConfig, type Config } from './config';
 
@@ -18,27 +19,27 @@ Commands:
 
 The database is the one the server uses: DATABASE_URL, or the SQLite file in DATA_DIR (default ./data).`;
 
-type Command = (knex: Knex, userId: string) => Promise<string>;
+type Command = (trx: Knex.Transaction, userId: string) => Promise<{ said: string; event: SecurityEventType | null; data?: Record<string, number> }>;
 
+// Each command changes the account and records the security event in one transaction; a command that changes
+// nothing (granting admin to an admin) records nothing.
 const commands: Record<string, Command> = {
-    'admin grant': async (knex, userId) => {
-        await knex('users').where({ id: userId }).whereNull('admin_since').update({ admin_since: nowIso(), updated_at: nowIso() });
-        return 'is a platform admin';
+    'admin grant': async (trx, userId) => {
+        const changed = await trx('users').where({ id: userId }).whereNull('admin_since').update({ admin_since: nowIso(), updated_at: nowIso() });
+        return { said: 'is a platform admin', event: changed ? 'user.admin_granted' : null };
     },
-    'admin revoke': async (knex, userId) => {
-        await knex('users').where({ id: userId }).update({ admin_since: null, updated_at: nowIso() });
-        return 'is no longer a platform admin';
+    'admin revoke': async (trx, userId) => {
+        const changed = await trx('users').where({ id: userId }).whereNotNull('admin_since').update({ admin_since: null, updated_at: nowIso() });
+        return { said: 'is no longer a platform admin', event: changed ? 'user.admin_revoked' : null };
     },
-    'user disable': async (knex, userId) => {
-        await knex.transaction(async (trx) => {
-            await trx('users').where({ id: userId }).whereNull('disabled_at').update({ disabled_at: nowIso(), updated_at: nowIso() });
-            await trx('sessions').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: nowIso(), revoked_reason: 'user_disabled' });
-        });
-        return 'is disabled: their sessions and keys are refused from the next request on';
+    'user disable': async (trx, userId) => {
+        const changed = await trx('users').where({ id: userId }).whereNull('disabled_at').update({ disabled_at: nowIso(), updated_at: nowIso() });
+        const sessionsEnded = await trx('sessions').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: nowIso(), revoked_reason: 'user_disabled' });
+        return { said: 'is disabled: their sessions and keys are refused from the next request on', event: changed ? 'user.disabled' : null, data: { sessionsEnded } };
     },
-    'user enable': async (knex, userId) => {
-        await knex('users').where({ id: userId }).update({ disabled_at: null, updated_at: nowIso() });
-        return 'is enabled';
+    'user enable': async (trx, userId) => {
+        const changed = await trx('users').where({ id: userId }).whereNotNull('disabled_at').update({ disabled_at: null, updated_at: nowIso() });
+        return { said: 'is enabled', event: changed ? 'user.enabled' : null };
     }
 };
 
@@ -59,7 +60,15 @@ export async function runCli(argv: readonly string[], config: Config, out: (line
             return 1;
         }
 
-        out(`${user.email} ${await command(knex, user.id)}.`);
+        const outcome = await knex.transaction(async (trx) => {
+            const result = await command(trx, user.id);
+            if (result.event) {
+                await recordSecurityEvent(trx, { type: result.event, userId: user.id, actor: 'cli', ...(result.data ? { data: result.data } : {}) });
+            }
+
+            return result;
+        });
+        out(`${user.email} ${outcome.said}.`);
         return 0;
     }
     finally {

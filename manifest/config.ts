@@ -24,6 +24,10 @@ export interface Config {
     encryptionKey: string;
     signupEnabled: boolean;
     passwordCost: number;
+    jobs: { mode: 'all' | 'api' | 'worker'; concurrency: number };
+    securityEventRetentionDays: number;
+    outbound: { allowlist: string[] };
+    github: { apiUrl: string };
 }
 
 const port = Joi.number().integer().min(0).max(65535);
@@ -44,7 +48,12 @@ const schema = Joi.object({
     SESSION_SECRET: secret,
     ENCRYPTION_KEY: secret,
     SIGNUP_ENABLED: Joi.boolean().truthy('1').falsy('0').default(true),
-    PASSWORD_HASH_COST: Joi.number().integer().valid(1024, 2048, 4096, 8192, 16384, 32768, 65536).default(16384)
+    PASSWORD_HASH_COST: Joi.number().integer().valid(1024, 2048, 4096, 8192, 16384, 32768, 65536).default(16384),
+    JOBS_MODE: Joi.string().valid('all', 'api', 'worker').default('all'),
+    JOB_CONCURRENCY: Joi.number().integer().min(1).max(64).default(4),
+    SECURITY_EVENT_RETENTION_DAYS: Joi.number().integer().min(1).max(3650).default(365),
+    OUTBOUND_ALLOWLIST: Joi.string().allow('').default(''),
+    GITHUB_API_URL: url.default('https://api.github.com')
 }).unknown(true);
 
 const hints: Record<string, string> = {
@@ -55,7 +64,11 @@ const hints: Record<string, string> = {
     PUBLIC_URL: 'an http(s) URL such as https://api.example.com',
     MCP_PUBLIC_URL: 'an http(s) URL such as https://mcp.example.com',
     API_BASE_URL: 'an http(s) URL such as http://127.0.0.1:3000',
-    DATABASE_URL: 'postgres://user:password@host:5432/database, or leave it unset for SQLite in DATA_DIR'
+    DATABASE_URL: 'postgres://user:password@host:5432/database, or leave it unset for SQLite in DATA_DIR',
+    JOBS_MODE: 'all (API and workers), api (no workers) or worker (workers only)',
+    JOB_CONCURRENCY: 'a number of jobs run at once, 1 to 64',
+    SECURITY_EVENT_RETENTION_DAYS: 'a number of days, 1 to 3650',
+    GITHUB_API_URL: 'the GitHub API origin, e.g. https://github.example.com/api/v3 for GitHub Enterprise'
 };
 
 export class ConfigError extends Error { }
@@ -86,7 +99,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
         redisUrl: value.REDIS_URL ?? null,
         ...secrets,
         signupEnabled: value.SIGNUP_ENABLED,
-        passwordCost: value.PASSWORD_HASH_COST
+        passwordCost: value.PASSWORD_HASH_COST,
+        jobs: { mode: value.JOBS_MODE, concurrency: value.JOB_CONCURRENCY },
+        securityEventRetentionDays: value.SECURITY_EVENT_RETENTION_DAYS,
+        outbound: { allowlist: value.OUTBOUND_ALLOWLIST.split(',').map((entry: string) => entry.trim()).filter(Boolean) },
+        github: { apiUrl: stripSlash(value.GITHUB_API_URL) }
     };
 }
 

@@ -3,6 +3,7 @@ import type { CompiledRow } from '../route-table';
 import type { Access } from '../access';
 import type { ResourceKind } from '../resources';
 import type { SessionSigner } from '../session-token';
+import type { JobQueue } from '../queue/types';
 
 declare module '@hapi/hapi' {
     interface UserCredentials {
@@ -23,6 +24,7 @@ declare module '@hapi/hapi' {
 
     interface PluginProperties {
         'hostless-auth': { strategy: string; kinds: readonly ResourceKind[]; signer: SessionSigner };
+        'hostless-jobs': { queue: JobQueue; mode: 'all' | 'api' | 'worker' };
     }
 
     interface PluginsStates {

@@ -9,13 +9,14 @@ import { gitTable } from './git';
 import { healthTable } from './health';
 import { integrationsTable } from './integrations';
 import { projectsTable } from './projects';
+import { securityEventsTable } from './security-events';
 import { sitesTable } from './sites';
 import { virtualMachinesTable } from './virtual-machines';
 import { workersTable } from './workers';
 
 /** Every route table, mounted or not: the source of truth for scopes, docs and the generated security tests. */
 export const ROUTE_TABLES: readonly RouteTable[] = [
-    accountsTable, apiKeysTable, projectsTable, healthTable,
+    accountsTable, apiKeysTable, projectsTable, securityEventsTable, healthTable,
     appsTable, sitesTable, workersTable, cronJobsTable, databasesTable,
     integrationsTable, gitTable, virtualMachinesTable, billingTable
 ];

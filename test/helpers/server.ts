@@ -4,8 +4,10 @@ import * as Os from 'node:os';
 import * as Path from 'node:path';
 
 import type { Server } from '@hapi/hapi';
-import knexFactory from 'knex';
+import knexFactory, { type Knex } from 'knex';
 
+import { createKnex, type DatabaseConfig } from '../../lib/db/knex';
+import { migrate } from '../../lib/db/migrate';
 import type { Config } from '../../manifest/config';
 import { deployment } from '../../manifest';
 
@@ -38,6 +40,10 @@ export function testConfig(dataDir: string, overrides: Partial<Config> = {}): Co
         encryptionKey: Crypto.randomBytes(32).toString('hex'),
         signupEnabled: true,
         passwordCost: 1024,                                     // scrypt's cheapest sane cost: tests sign in thousands of times
+        jobs: { mode: 'api', concurrency: 4 },                  // tests start workers themselves when they need them
+        securityEventRetentionDays: 365,
+        outbound: { allowlist: [] },
+        github: { apiUrl: 'https://api.github.com' },
         ...overrides
     };
 }
@@ -73,6 +79,37 @@ export async function testServer(overrides: Partial<Config> = {}, options: { sta
         logs,
         stop: async () => {
             await server.stop();
+            if (schema) {
+                await dropSchema(schema);
+            }
+
+            Fs.rmSync(dataDir, { recursive: true, force: true });
+        }
+    };
+}
+
+export interface TestDatabase {
+    knex: Knex;
+    database: DatabaseConfig;
+    stop(): Promise<void>;
+}
+
+/** A migrated database without a server: SQLite in a temp folder, or a fresh PostgreSQL schema (`postgres: true`
+ * forces PostgreSQL whatever the pass, for tests that exist to prove something about it). */
+export async function testDatabase(options: { postgres?: boolean } = {}): Promise<TestDatabase> {
+    const onPostgres = options.postgres ?? usePostgres;
+    const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), 'hostless-db-'));
+    const schema = onPostgres ? await createSchema() : null;
+    const database: DatabaseConfig = schema
+        ? { client: 'postgres', connectionString: postgresUrl!, searchPath: schema }
+        : { client: 'sqlite', filename: Path.join(dataDir, 'hostless.sqlite') };
+    const knex = createKnex(database);
+    await migrate(knex);
+    return {
+        knex,
+        database,
+        stop: async () => {
+            await knex.destroy();
             if (schema) {
                 await dropSchema(schema);
             }

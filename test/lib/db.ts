@@ -2,6 +2,7 @@ import * as Code from '@hapi/code';
 import * as Lab from '@hapi/lab';
 
 import { dialect } from '../../lib/db/knex';
+import { MIGRATIONS } from '../../lib/db/migrations';
 import { testServer } from '../helpers/server';
 
 const { describe, it } = exports.lab = Lab.script();
@@ -36,7 +37,7 @@ describe('database', () => {
         const again = await testServer({ database: first.config.database, sessionSecret: first.config.sessionSecret });
         try {
             const rows = await again.server.app.knex('knex_migrations').select('name');
-            expect(rows.map((row: { name: string }) => row.name)).to.equal(['001-identity']);
+            expect(rows.map((row: { name: string }) => row.name)).to.equal(MIGRATIONS.map((migration) => migration.name));
         }
         finally {
             await again.stop();

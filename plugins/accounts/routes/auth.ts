@@ -1,6 +1,6 @@
 import Joi from 'joi';
 
-import { access } from '../../../lib/access';
+import { access, origin } from '../../../lib/access';
 import type { RouteHandlers } from '../../../lib/route-table';
 import { fields } from '../../../lib/validation';
 import { publicUser } from '../serializers';
@@ -15,7 +15,7 @@ export function authRoutes(services: Services): RouteHandlers {
                 payload: Joi.object({ email: fields.email().required(), password: password().required(), name: Joi.string().trim().min(1).max(128) })
             },
             handler: async (request, h) => {
-                const { user, ...session } = await services.accounts.register(request.payload as { email: string; password: string; name?: string });
+                const { user, ...session } = await services.accounts.register(request.payload as { email: string; password: string; name?: string }, origin(request));
                 return h.response({ user: publicUser(user), ...session }).code(201).header('cache-control', 'no-store');
             }
         },
@@ -24,7 +24,7 @@ export function authRoutes(services: Services): RouteHandlers {
                 payload: Joi.object({ email: Joi.string().max(254).required(), password: Joi.string().max(256).required() })
             },
             handler: async (request, h) => {
-                const { user, ...session } = await services.accounts.login(request.payload as { email: string; password: string });
+                const { user, ...session } = await services.accounts.login(request.payload as { email: string; password: string }, origin(request));
                 return h.response({ user: publicUser(user), ...session }).header('cache-control', 'no-store');
             }
         },
@@ -33,13 +33,13 @@ export function authRoutes(services: Services): RouteHandlers {
                 payload: Joi.object({ refreshToken: Joi.string().max(200).required() })
             },
             handler: async (request, h) => {
-                const pair = await services.sessions.refresh((request.payload as { refreshToken: string }).refreshToken);
+                const pair = await services.sessions.refresh((request.payload as { refreshToken: string }).refreshToken, origin(request));
                 return h.response(pair).header('cache-control', 'no-store');
             }
         },
         'auth.logout': {
             handler: async (request, h) => {
-                await services.sessions.revoke(services.knex, access(request).credentialId, 'logout');
+                await services.knex.transaction((trx) => services.sessions.revoke(trx, access(request).credentialId, 'logout', origin(request)));
                 return h.response().code(204);
             }
         },

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 
-import { access } from '../../../lib/access';
+import { access, origin } from '../../../lib/access';
 import type { RouteHandlers } from '../../../lib/route-table';
 import { publicSshKey, publicUser } from '../serializers';
 import type { Services } from '../services';
@@ -21,7 +21,7 @@ export function userRoutes(services: Services): RouteHandlers {
             },
             handler: async (request) => {
                 const { user, credentialId } = access(request);
-                return publicUser(await services.accounts.update(user.id, credentialId, request.payload as { name?: string; password?: string; currentPassword?: string }));
+                return publicUser(await services.accounts.update(user.id, credentialId, request.payload as { name?: string; password?: string; currentPassword?: string }, origin(request)));
             }
         },
         'sshKeys.list': {

@@ -6,6 +6,7 @@ import { isUniqueViolation } from '../../../lib/db/errors';
 import { newId } from '../../../lib/ids';
 import { Project } from '../../../lib/models/project';
 import { normalizeEmail, User } from '../../../lib/models/user';
+import { recordSecurityEvent, type RequestOrigin } from '../../../lib/security-events';
 import { nowIso } from '../../../lib/time';
 import type { SessionPair, SessionService } from './sessions';
 
@@ -18,7 +19,7 @@ export class AccountsService {
     constructor(private readonly knex: Knex, private readonly sessions: SessionService, private readonly settings: AccountsSettings) { }
 
     /** A user, their personal project with them as owner, and a first session: all or nothing. */
-    async register(input: { email: string; password: string; name?: string | undefined }): Promise<{ user: User } & SessionPair> {
+    async register(input: { email: string; password: string; name?: string | undefined }, origin: RequestOrigin): Promise<{ user: User } & SessionPair> {
         if (!this.settings.signupEnabled) {
             throw Boom.forbidden('Sign-up is closed on this deployment');
         }
@@ -32,7 +33,8 @@ export class AccountsService {
                     id: newId('usr'), email, name: input.name ?? email.split('@')[0]!, passwordHash, adminSince: null, disabledAt: null, createdAt: now, updatedAt: now
                 });
                 await Project.createWithOwner(trx, { name: 'Personal', kind: 'personal', ownerId: user.id });
-                return { user, ...await this.sessions.open(trx, user.id) };
+                await recordSecurityEvent(trx, { type: 'user.registered', userId: user.id, actor: user.id, ip: origin.ip });
+                return { user, ...await this.sessions.open(trx, user.id, origin, 'register') };
             });
         }
         catch (err) {
@@ -44,9 +46,15 @@ export class AccountsService {
         }
     }
 
-    async login(input: { email: string; password: string }): Promise<{ user: User } & SessionPair> {
+    async login(input: { email: string; password: string }, origin: RequestOrigin): Promise<{ user: User } & SessionPair> {
         const user = await User.query(this.knex).findOne({ email: normalizeEmail(input.email) });
         const matches = await verifyPassword(input.password, user?.passwordHash ?? null);
+        if (user && (!matches || user.disabledAt)) {
+            // Failed sign-ins are recorded for existing accounts only: the trail belongs to an account.
+            const reason = matches ? 'account_disabled' : 'wrong_password';
+            await recordSecurityEvent(this.knex, { type: 'session.sign_in_failed', userId: user.id, actor: user.id, ip: origin.ip, data: { reason } });
+        }
+
         if (!user || !matches) {
             throw Boom.unauthorized('Invalid email or password', 'Bearer');
         }
@@ -55,7 +63,7 @@ export class AccountsService {
             throw Boom.unauthorized('Account is disabled', 'Bearer');
         }
 
-        return this.knex.transaction(async (trx) => ({ user, ...await this.sessions.open(trx, user.id) }));
+        return this.knex.transaction(async (trx) => ({ user, ...await this.sessions.open(trx, user.id, origin, 'password') }));
     }
 
     async get(userId: string): Promise<User> {
@@ -68,7 +76,7 @@ export class AccountsService {
     }
 
     /** Name and password changes; a new password ends every other session of the user. */
-    async update(userId: string, sessionId: string, input: { name?: string; password?: string; currentPassword?: string }): Promise<User> {
+    async update(userId: string, sessionId: string, input: { name?: string; password?: string; currentPassword?: string }, origin: RequestOrigin): Promise<User> {
         const user = await this.get(userId);
         const patch: Partial<User> = { updatedAt: nowIso() };
         if (input.name !== undefined) {
@@ -86,7 +94,8 @@ export class AccountsService {
         return this.knex.transaction(async (trx) => {
             const updated = await User.query(trx).patchAndFetchById(userId, patch);
             if (input.password !== undefined) {
-                await this.sessions.revokeAllOf(trx, userId, 'password_changed', sessionId);
+                await recordSecurityEvent(trx, { type: 'user.password_changed', userId, actor: userId, credentialId: sessionId, ip: origin.ip });
+                await this.sessions.revokeAllOf(trx, userId, 'password_changed', origin, sessionId);
             }
 
             return updated;

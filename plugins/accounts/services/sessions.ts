@@ -6,6 +6,7 @@ import { sha256Hex } from '../../../lib/crypto';
 import { newId } from '../../../lib/ids';
 import { User } from '../../../lib/models/user';
 import { ACCESS_TOKEN_TTL_SECONDS, type SessionSigner } from '../../../lib/session-token';
+import { recordSecurityEvent, type RequestOrigin } from '../../../lib/security-events';
 import { isoIn, nowIso } from '../../../lib/time';
 import { RefreshToken, Session } from '../models/session';
 
@@ -23,14 +24,15 @@ export interface SessionPair {
 export class SessionService {
     constructor(private readonly knex: Knex, private readonly signer: SessionSigner) { }
 
-    async open(trx: Knex.Transaction, userId: string): Promise<SessionPair> {
+    async open(trx: Knex.Transaction, userId: string, origin: RequestOrigin, method: 'password' | 'register'): Promise<SessionPair> {
         const session = await Session.query(trx).insertAndFetch({
             id: newId('ses'), userId, createdAt: nowIso(), expiresAt: isoIn(SESSION_TTL_MS), revokedAt: null, revokedReason: null
         });
+        await recordSecurityEvent(trx, { type: 'session.signed_in', userId, actor: userId, credentialId: session.id, ip: origin.ip, data: { method } });
         return this.pair(trx, session);
     }
 
-    async refresh(refreshToken: string): Promise<SessionPair> {
+    async refresh(refreshToken: string, origin: RequestOrigin): Promise<SessionPair> {
         const invalid = Boom.unauthorized('Invalid refresh token', 'Bearer');
         if (!refreshToken.startsWith(REFRESH_PREFIX)) {
             throw invalid;
@@ -47,7 +49,7 @@ export class SessionService {
             // One atomic claim: of two concurrent refreshes with one token, exactly one wins.
             const claimed = await RefreshToken.query(trx).patch({ usedAt: nowIso() }).where({ id: token.id }).whereNull('used_at');
             if (!claimed) {
-                await this.revoke(trx, session.id, 'refresh_reuse');
+                await this.revoke(trx, session.id, 'refresh_reuse', origin);
                 return true;
             }
 
@@ -61,13 +63,21 @@ export class SessionService {
         return reused;
     }
 
-    async revoke(trx: Knex | Knex.Transaction, sessionId: string, reason: NonNullable<Session['revokedReason']>): Promise<void> {
-        await Session.query(trx).patch({ revokedAt: nowIso(), revokedReason: reason }).where({ id: sessionId }).whereNull('revoked_at');
+    /** Ends one session and records it, in the caller's transaction. */
+    async revoke(trx: Knex.Transaction, sessionId: string, reason: NonNullable<Session['revokedReason']>, origin: RequestOrigin): Promise<void> {
+        const session = await Session.query(trx).findById(sessionId);
+        const ended = await Session.query(trx).patch({ revokedAt: nowIso(), revokedReason: reason }).where({ id: sessionId }).whereNull('revoked_at');
+        if (ended && session) {
+            await recordSecurityEvent(trx, { type: 'session.revoked', userId: session.userId, actor: session.userId, credentialId: sessionId, ip: origin.ip, data: { reason } });
+        }
     }
 
-    async revokeAllOf(trx: Knex | Knex.Transaction, userId: string, reason: NonNullable<Session['revokedReason']>, except?: string): Promise<void> {
-        const query = Session.query(trx).patch({ revokedAt: nowIso(), revokedReason: reason }).where({ user_id: userId }).whereNull('revoked_at');
-        await (except ? query.whereNot({ id: except }) : query);
+    /** Ends every live session of a user but one (the caller's), recording each. */
+    async revokeAllOf(trx: Knex.Transaction, userId: string, reason: NonNullable<Session['revokedReason']>, origin: RequestOrigin, except?: string): Promise<void> {
+        const live = await Session.query(trx).select('id').where({ user_id: userId }).whereNull('revoked_at').whereNot({ id: except ?? '' });
+        for (const session of live) {
+            await this.revoke(trx, session.id, reason, origin);
+        }
     }
 
     private async pair(trx: Knex.Transaction, session: Session): Promise<SessionPair> {

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 
-import { access } from '../../../lib/access';
+import { access, origin } from '../../../lib/access';
 import { listQuery } from '../../../lib/pagination';
 import { respondWithPage } from '../../../lib/list-response';
 import type { RouteHandlers } from '../../../lib/route-table';
@@ -27,7 +27,7 @@ export function apiKeyRoutes(service: ApiKeysService): RouteHandlers {
                 })
             },
             handler: async (request, h) => {
-                const { token, apiKey } = await service.create(access(request).user.id, request.payload as { name: string; scopes: Scope[]; expiresAt?: Date | null });
+                const { token, apiKey } = await service.create(access(request).user.id, request.payload as { name: string; scopes: Scope[]; expiresAt?: Date | null }, origin(request));
                 return h.response({ token, apiKey: publicApiKey(apiKey) }).code(201).header('cache-control', 'no-store');
             }
         },
@@ -40,7 +40,7 @@ export function apiKeyRoutes(service: ApiKeysService): RouteHandlers {
         },
         'apiKeys.revoke': {
             validate: { params: Joi.object({ keyId: fields.id('key').required() }) },
-            handler: async (request) => publicApiKey(await service.revoke(access(request).user.id, request.params.keyId as string))
+            handler: async (request) => publicApiKey(await service.revoke(access(request).user.id, request.params.keyId as string, origin(request)))
         }
     };
 }

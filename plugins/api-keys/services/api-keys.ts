@@ -1,11 +1,12 @@
 import * as Boom from '@hapi/boom';
 import type { Knex } from 'knex';
 
-import { generateApiKey } from '../../../lib/api-key-token';
+import { generateApiKey, publicPrefix } from '../../../lib/api-key-token';
 import { sha256Hex } from '../../../lib/crypto';
 import { newId } from '../../../lib/ids';
 import { pageQuery, toPage, type Page } from '../../../lib/pagination';
 import type { Scope } from '../../../lib/scopes';
+import { recordSecurityEvent, type RequestOrigin } from '../../../lib/security-events';
 import { nowIso, toIso } from '../../../lib/time';
 import { ApiKey } from '../models/api-key';
 
@@ -14,7 +15,7 @@ export const MAX_ACTIVE_KEYS = 100;
 export class ApiKeysService {
     constructor(private readonly knex: Knex) { }
 
-    async create(userId: string, input: { name: string; scopes: Scope[]; expiresAt?: Date | null }): Promise<{ token: string; apiKey: ApiKey }> {
+    async create(userId: string, input: { name: string; scopes: Scope[]; expiresAt?: Date | null }, origin: RequestOrigin): Promise<{ token: string; apiKey: ApiKey }> {
         const { token, prefix, secret } = generateApiKey();
         const apiKey = await this.knex.transaction(async (trx) => {
             const active = await ApiKey.query(trx).where({ user_id: userId }).whereNull('revoked_at').resultSize();
@@ -22,7 +23,7 @@ export class ApiKeysService {
                 throw Boom.conflict(`An account holds at most ${MAX_ACTIVE_KEYS} API keys; revoke one first`);
             }
 
-            return ApiKey.query(trx).insertAndFetch({
+            const key = await ApiKey.query(trx).insertAndFetch({
                 id: newId('key'),
                 userId,
                 name: input.name,
@@ -34,6 +35,11 @@ export class ApiKeysService {
                 revokedAt: null,
                 createdAt: nowIso()
             });
+            await recordSecurityEvent(trx, {
+                type: 'api_key.created', userId, actor: userId, credentialId: key.id, ip: origin.ip,
+                data: { name: key.name, prefix: publicPrefix(key.prefix), scopes: key.scopes, expiresAt: key.expiresAt }
+            });
+            return key;
         });
 
         return { token, apiKey };
@@ -46,14 +52,16 @@ export class ApiKeysService {
     }
 
     /** Unknown, foreign and already revoked keys are all 404: one atomic update decides. */
-    async revoke(userId: string, id: string): Promise<ApiKey> {
+    async revoke(userId: string, id: string, origin: RequestOrigin): Promise<ApiKey> {
         return this.knex.transaction(async (trx) => {
             const revoked = await ApiKey.query(trx).patch({ revokedAt: nowIso() }).where({ id, user_id: userId }).whereNull('revoked_at');
             if (!revoked) {
                 throw Boom.notFound('API key not found');
             }
 
-            return (await ApiKey.query(trx).findById(id))!;
+            const key = (await ApiKey.query(trx).findById(id))!;
+            await recordSecurityEvent(trx, { type: 'api_key.revoked', userId, actor: userId, credentialId: id, ip: origin.ip, data: { name: key.name, prefix: publicPrefix(key.prefix) } });
+            return key;
         });
     }
 }
