@@ -2,8 +2,17 @@ import { deployment } from '.';
 import { ConfigError, loadConfig } from './config';
 
 // `npm start`: the API on the configured port, with its URLs printed; SIGINT or SIGTERM drain and stop it.
+// JOBS_MODE=worker runs the job workers only: no port is opened.
 async function main(): Promise<void> {
     const config = loadConfig(process.env);
+    if (config.jobs.mode === 'worker') {
+        const worker = await deployment({ config });
+        worker.plugins['hostless-jobs'].queue.start();
+        process.stdout.write(`Hostless job worker running (${config.jobs.concurrency} at a time)\n`);
+        stopOnSignal(() => worker.stop({ timeout: 10_000 }));
+        return;
+    }
+
     const server = await deployment({ config, start: true });
     const where = config.database.client === 'sqlite' ? `SQLite at ${config.database.filename}` : 'PostgreSQL (DATABASE_URL)';
 
@@ -17,14 +26,18 @@ async function main(): Promise<void> {
         ''
     ].join('\n'));
 
-    const stop = async (signal: string) => {
-        process.stdout.write(`\n${signal}: stopping (in-flight requests finish first)\n`);
-        await server.stop({ timeout: 10_000 });
+    stopOnSignal(() => server.stop({ timeout: 10_000 }));
+}
+
+function stopOnSignal(stop: () => Promise<void>): void {
+    const handler = async (signal: string) => {
+        process.stdout.write(`\n${signal}: stopping (requests and jobs in flight finish first)\n`);
+        await stop();
         process.exit(0);
     };
 
-    process.once('SIGINT', () => void stop('SIGINT'));
-    process.once('SIGTERM', () => void stop('SIGTERM'));
+    process.once('SIGINT', () => void handler('SIGINT'));
+    process.once('SIGTERM', () => void handler('SIGTERM'));
 }
 
 main().catch((err: Error) => {
