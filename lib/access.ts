@@ -1,7 +1,7 @@
 import * as Boom from '@hapi/boom';
 import type { Request } from '@hapi/hapi';
 
-import type { Permission, Role } from './roles';
+import { roleAtLeast, type Permission, type Role } from './roles';
 import type { Scope } from './scopes';
 
 // What the access pipeline hands a handler: who is calling, and the project and resource it resolved and allowed.
@@ -13,6 +13,17 @@ export interface Access {
     scopes: readonly Scope[];
     project: { id: string; role: Role | null } | null;          // role null: reached through a collaborator grant
     resource: { kind: string; id: string; projectId: string; role: Role | null; permissions: readonly Permission[] } | null;
+    ids: Readonly<Record<string, string>>;                      // every resolved kind (the resource and its parents) -> id
+}
+
+/** The id of a resolved resource or parent (`resolvedId(request, 'app')` on an app's deployment route). */
+export function resolvedId(request: Request, kind: string): string {
+    const id = access(request).ids[kind];
+    if (!id) {
+        throw Boom.internal(`Route ${request.route.settings.id} resolved no ${kind}`);
+    }
+
+    return id;
 }
 
 export function access(request: Request): Access {
@@ -27,4 +38,23 @@ export function access(request: Request): Access {
 /** Where a request came from, for the security event log. Forwarded-for headers are not trusted. */
 export function origin(request: Request): { ip: string | null } {
     return { ip: request.info.remoteAddress || null };
+}
+
+/**
+ * Whether the caller may read secret values (api-contract.md section 4): a member of developer rank or stronger, or
+ * a collaborator allowed to operate, acting with a session or with a key holding the matching write scope; never an
+ * OAuth token. Everyone else sees `value: null, set: true`.
+ */
+export function canSeeSecrets(resolved: Access, writeScope: Scope): boolean {
+    if (resolved.via === 'oauth' || (resolved.via === 'key' && !resolved.scopes.includes(writeScope))) {
+        return false;
+    }
+
+    const role = resolved.resource?.role ?? resolved.project?.role ?? null;
+    if (role) {
+        return roleAtLeast(role, 'developer');
+    }
+
+    const permissions = resolved.resource?.permissions ?? [];
+    return permissions.includes('operate') || permissions.includes('manage');
 }

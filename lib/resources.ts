@@ -11,5 +11,10 @@ export interface ResourceKind {
 }
 
 export const RESOURCE_KINDS: readonly ResourceKind[] = [
-    { kind: 'project', param: 'projectId', table: 'projects', column: 'id', projectColumn: 'id' }
+    { kind: 'project', param: 'projectId', table: 'projects', column: 'id', projectColumn: 'id' },
+    { kind: 'app', param: 'appName', table: 'apps', column: 'name', projectColumn: 'project_id', collaborators: true },
+    { kind: 'deployment', param: 'deploymentId', table: 'deployments', column: 'id', projectColumn: 'project_id', parent: { kind: 'app', column: 'resource_id' } },
+    { kind: 'worker-process', param: 'workerId', table: 'app_processes', column: 'id', projectColumn: 'project_id', parent: { kind: 'app', column: 'app_id' } },
+    { kind: 'app-cron-job', param: 'jobId', table: 'app_cron_jobs', column: 'id', projectColumn: 'project_id', parent: { kind: 'app', column: 'app_id' } },
+    { kind: 'cron-run', param: 'runId', table: 'app_cron_runs', column: 'id', projectColumn: 'project_id', parent: { kind: 'app-cron-job', column: 'cron_job_id' } }
 ];

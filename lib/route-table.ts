@@ -25,6 +25,7 @@ export interface RoutePolicy {
     resource?: string;                                          // the named resource kind (inferred from path params)
     role?: Role;                                                // least project role (default: viewer reads, developer writes)
     collaborator?: Permission;                                  // what a collaborator needs (default: view reads, manage writes)
+    collaboratorFor?: Readonly<Record<string, Permission>>;     // a weaker need when the body holds only these fields
     create?: boolean;                                           // a create: keys and OAuth tokens must send projectId
 }
 
@@ -59,6 +60,7 @@ export interface CompiledPolicy {
     resource: string | null;
     role: Role;
     collaborator: Permission;
+    collaboratorFor: Readonly<Record<string, Permission>> | null;
     create: boolean;
     mutation: boolean;
 }
@@ -91,8 +93,11 @@ export function pathParams(path: string): string[] {
 export function compileRow(row: RouteRow, kinds: readonly ResourceKind[]): CompiledRow {
     const mutation = row.method !== 'GET';
     const params = pathParams(row.path);
-    const named = kinds.filter((kind) => params.includes(kind.param) && kind.kind !== 'project');
-    // The innermost named kind is the resource; its parents are resolved through it.
+    // Kinds named by the path whose parents are named too (`{deploymentId}` under `{appName}` is an app's deployment);
+    // the innermost of them is the resource, and its parents are resolved through it.
+    const present = (kind: ResourceKind): boolean => params.includes(kind.param) &&
+        (!kind.parent || present(kinds.find((other) => other.kind === kind.parent!.kind)!));
+    const named = kinds.filter((kind) => kind.kind !== 'project' && present(kind));
     const inferred = named.find((kind) => !named.some((other) => other.parent?.kind === kind.kind));
     const resource = row.policy?.resource ?? inferred?.kind ?? null;
     const project = row.policy?.project ?? (params.includes('projectId') ? 'path' : null);
@@ -109,6 +114,7 @@ export function compileRow(row: RouteRow, kinds: readonly ResourceKind[]): Compi
             resource,
             role: row.policy?.role ?? (mutation ? 'developer' : 'viewer'),
             collaborator: row.policy?.collaborator ?? (mutation ? 'manage' : 'view'),
+            collaboratorFor: row.policy?.collaboratorFor ?? null,
             create: row.policy?.create ?? false,
             mutation
         }

@@ -2,8 +2,11 @@ import type { Knex } from 'knex';
 
 import type { Manifest } from '../lib/compose';
 import type { RouteTable } from '../lib/route-table';
+import type { RuntimeDriver } from '../lib/runtime/driver';
+import { RecordsDriver } from '../lib/runtime/records';
 import { accountsPlugin } from '../plugins/accounts';
 import { apiKeysPlugin } from '../plugins/api-keys';
+import { appsPlugin } from '../plugins/apps';
 import { authPlugin } from '../plugins/auth';
 import { healthPlugin } from '../plugins/health';
 import { jobsPlugin } from '../plugins/jobs';
@@ -14,10 +17,15 @@ import type { Config } from './config';
 import pkg from '../package.json';
 
 /** The families the API mounts, in order: their tables are exactly the routes it serves. */
-export const API_FAMILIES = [accountsPlugin, apiKeysPlugin, projectsPlugin, securityEventsPlugin, healthPlugin] as const;
+export const API_FAMILIES = [accountsPlugin, apiKeysPlugin, projectsPlugin, securityEventsPlugin, appsPlugin, healthPlugin] as const;
 
 export function mountedTables(): RouteTable[] {
     return API_FAMILIES.map((family) => family.table);
+}
+
+/** The runtime driver the configuration names. */
+export function runtimeDriver(config: Config): RuntimeDriver {
+    return new RecordsDriver({ stepDelayMs: config.runtime.recordsStepDelayMs });
 }
 
 // The API server: options plus its ordered plugin list. The access pipeline comes first; every family after it.
@@ -35,12 +43,19 @@ export function apiManifest(config: Config, knex: Knex, write: (line: string) =>
         register: {
             plugins: [
                 { plugin: logPlugin, options: { write } },
-                { plugin: jobsPlugin, options: { knex, mode: config.jobs.mode, concurrency: config.jobs.concurrency } },
+                { plugin: jobsPlugin, options: { knex, mode: config.jobs.mode, concurrency: config.jobs.concurrency, ...(config.jobs.leaseMs ? { leaseMs: config.jobs.leaseMs } : {}) } },
                 { plugin: authPlugin, options: { knex, sessionSecret: config.sessionSecret, issuer: config.publicUrl } },
                 { plugin: accountsPlugin, options: { knex, passwordCost: config.passwordCost, signupEnabled: config.signupEnabled } },
                 { plugin: apiKeysPlugin, options: { knex } },
                 { plugin: projectsPlugin, options: { knex } },
                 { plugin: securityEventsPlugin, options: { knex, retentionDays: config.securityEventRetentionDays } },
+                {
+                    plugin: appsPlugin,
+                    options: {
+                        knex, encryptionKey: config.encryptionKey, driver: runtimeDriver(config), prices: config.prices, githubApiUrl: config.github.apiUrl,
+                        outboundAllowlist: config.outbound.allowlist, dnsServers: config.dnsServers, reviewAppHours: config.reviewAppHours
+                    }
+                },
                 { plugin: healthPlugin, options: { knex, version: pkg.version } }
             ]
         }

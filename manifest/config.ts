@@ -5,6 +5,7 @@ import * as Path from 'node:path';
 import Joi from 'joi';
 
 import { parseDatabaseUrl, type DatabaseConfig } from '../lib/db/knex';
+import { DEFAULT_PRICE_LIST, PLAN_NAMES, type PriceList } from '../lib/plans';
 
 // The environment, read once, validated, with defaults that make `npm start` work on a laptop. Everything else in
 // the codebase receives options; nothing else reads process.env.
@@ -24,10 +25,14 @@ export interface Config {
     encryptionKey: string;
     signupEnabled: boolean;
     passwordCost: number;
-    jobs: { mode: 'all' | 'api' | 'worker'; concurrency: number };
+    jobs: { mode: 'all' | 'api' | 'worker'; concurrency: number; leaseMs?: number };
     securityEventRetentionDays: number;
     outbound: { allowlist: string[] };
     github: { apiUrl: string };
+    runtime: { driver: 'records'; recordsStepDelayMs: number };
+    prices: PriceList;
+    dnsServers: string[];
+    reviewAppHours: number;
 }
 
 const port = Joi.number().integer().min(0).max(65535);
@@ -53,8 +58,24 @@ const schema = Joi.object({
     JOB_CONCURRENCY: Joi.number().integer().min(1).max(64).default(4),
     SECURITY_EVENT_RETENTION_DAYS: Joi.number().integer().min(1).max(3650).default(365),
     OUTBOUND_ALLOWLIST: Joi.string().allow('').default(''),
-    GITHUB_API_URL: url.default('https://api.github.com')
+    GITHUB_API_URL: url.default('https://api.github.com'),
+    JOB_LEASE_MS: Joi.number().integer().min(100).max(600_000),
+    RUNTIME_DRIVER: Joi.string().valid('records').default('records'),
+    RECORDS_STEP_DELAY_MS: Joi.number().integer().min(0).max(60_000).default(0),
+    PRICE_LIST_FILE: Joi.string(),
+    DNS_SERVERS: Joi.string().allow('').default(''),
+    REVIEW_APP_HOURS: Joi.number().integer().min(1).max(720).default(72)
 }).unknown(true);
+
+const money = Joi.number().min(0).max(1_000_000).required();
+const byPlan = Joi.object(Object.fromEntries(PLAN_NAMES.map((plan) => [plan, money]))).required();
+const priceListSchema = Joi.object({
+    currency: Joi.string().pattern(/^[A-Z]{3}$/).required(),
+    instancePerMonth: byPlan,
+    databasePerMonth: byPlan,
+    cronJobPerMonth: money,
+    customDomainPerMonth: money
+});
 
 const hints: Record<string, string> = {
     PORT: 'a port number such as 3000',
@@ -68,7 +89,12 @@ const hints: Record<string, string> = {
     JOBS_MODE: 'all (API and workers), api (no workers) or worker (workers only)',
     JOB_CONCURRENCY: 'a number of jobs run at once, 1 to 64',
     SECURITY_EVENT_RETENTION_DAYS: 'a number of days, 1 to 3650',
-    GITHUB_API_URL: 'the GitHub API origin, e.g. https://github.example.com/api/v3 for GitHub Enterprise'
+    GITHUB_API_URL: 'the GitHub API origin, e.g. https://github.example.com/api/v3 for GitHub Enterprise',
+    JOB_LEASE_MS: 'how long a worker holds a job before another may claim it, in ms (100 to 600000)',
+    RUNTIME_DRIVER: 'records (the process driver comes with its own release)',
+    RECORDS_STEP_DELAY_MS: 'a pause between the records driver\'s steps, in ms (0 to 60000)',
+    PRICE_LIST_FILE: 'the path of a JSON price list (see docs/service-file.md)',
+    REVIEW_APP_HOURS: 'the hours a review app lives before it is removed (1 to 720)'
 };
 
 export class ConfigError extends Error { }
@@ -100,10 +126,14 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
         ...secrets,
         signupEnabled: value.SIGNUP_ENABLED,
         passwordCost: value.PASSWORD_HASH_COST,
-        jobs: { mode: value.JOBS_MODE, concurrency: value.JOB_CONCURRENCY },
+        jobs: { mode: value.JOBS_MODE, concurrency: value.JOB_CONCURRENCY, ...(value.JOB_LEASE_MS ? { leaseMs: value.JOB_LEASE_MS } : {}) },
         securityEventRetentionDays: value.SECURITY_EVENT_RETENTION_DAYS,
         outbound: { allowlist: value.OUTBOUND_ALLOWLIST.split(',').map((entry: string) => entry.trim()).filter(Boolean) },
-        github: { apiUrl: stripSlash(value.GITHUB_API_URL) }
+        github: { apiUrl: stripSlash(value.GITHUB_API_URL) },
+        runtime: { driver: value.RUNTIME_DRIVER, recordsStepDelayMs: value.RECORDS_STEP_DELAY_MS },
+        prices: value.PRICE_LIST_FILE ? readPriceList(value.PRICE_LIST_FILE) : DEFAULT_PRICE_LIST,
+        dnsServers: value.DNS_SERVERS.split(',').map((entry: string) => entry.trim()).filter(Boolean),
+        reviewAppHours: value.REVIEW_APP_HOURS
     };
 }
 
@@ -136,6 +166,23 @@ function generatedSecrets(value: Record<string, string | undefined>, dataDir: st
     }
 
     return secrets;
+}
+
+function readPriceList(file: string): PriceList {
+    let raw: unknown;
+    try {
+        raw = JSON.parse(Fs.readFileSync(file, 'utf8'));
+    }
+    catch (err) {
+        throw new ConfigError(`PRICE_LIST_FILE could not be read as JSON (${(err as Error).message}): set it to ${hints.PRICE_LIST_FILE}.`);
+    }
+
+    const { value, error } = priceListSchema.validate(raw);
+    if (error) {
+        throw new ConfigError(`PRICE_LIST_FILE is not a valid price list: ${error.details[0]!.message}.`);
+    }
+
+    return value as PriceList;
 }
 
 function stripSlash(value: string): string {

@@ -223,7 +223,7 @@ export class DatabaseQueue implements JobQueue {
     private run(job: JobRecord): void {
         const abort = new AbortController();
         const heartbeat = setInterval(() => void this.renew(job, abort), Math.max(10, Math.floor(this.settings.leaseMs / 3)));
-        const context: JobContext = { id: job.id, attempt: job.attempts, signal: abort.signal };
+        const context: JobContext = { id: job.id, attempt: job.attempts, maxAttempts: job.maxAttempts, signal: abort.signal };
         const promise = (async () => {
             try {
                 const handler = this.handlers.get(job.type);

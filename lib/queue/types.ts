@@ -30,6 +30,7 @@ export interface EnqueueOptions {
 export interface JobContext {
     id: string;
     attempt: number;
+    maxAttempts: number;                                        // a handler may give up cleanly on its last attempt
     signal: AbortSignal;                                        // aborted when the lease is lost or the queue stops
 }
 

@@ -47,7 +47,8 @@ export class Policy {
             credentialId: credentials.credentialId,
             scopes: credentials.scopes,
             project: null,
-            resource: null
+            resource: null,
+            ids: {}
         };
 
         let projectId = this.projectIdOf(request, row);
@@ -69,7 +70,9 @@ export class Policy {
         }
 
         if (policy.resource) {
-            const reach = await this.resolveResource(request, policy.resource, user.id);
+            const ids: Record<string, string> = {};
+            const reach = await this.resolveResource(request, policy.resource, user.id, ids);
+            resolved.ids = ids;
             const permissions = reach.permissions ? JSON.parse(reach.permissions) as Permission[] : [];
             if (resolved.project && reach.project_id !== resolved.project.id) {
                 throw Boom.forbidden(policyMessages.otherProject);
@@ -86,13 +89,26 @@ export class Policy {
             }
         }
         else if (resolved.resource) {
+            const needed = this.collaboratorNeed(request, row);
             const granted = resolved.resource.permissions;
-            if (!granted.includes(policy.collaborator) && !(policy.collaborator === 'view' && granted.length)) {
-                throw Boom.forbidden(policyMessages.collaborator(policy.collaborator));
+            // `manage` holds every permission, and any grant lets its holder view.
+            if (!granted.includes(needed) && !granted.includes('manage') && !(needed === 'view' && granted.length)) {
+                throw Boom.forbidden(policyMessages.collaborator(needed));
             }
         }
 
         return resolved;
+    }
+
+    /** The permission a collaborator needs: the row's, or a weaker one when the body touches only the listed fields. */
+    private collaboratorNeed(request: Request, row: CompiledRow): Permission {
+        const weaker = row.compiled.collaboratorFor;
+        const fields = Object.keys((request.payload as object | null) ?? {});
+        if (weaker && fields.length && fields.every((field) => weaker[field])) {
+            return weaker[fields[0]!]!;
+        }
+
+        return row.compiled.collaborator;
     }
 
     private projectIdOf(request: Request, row: CompiledRow): string | undefined {
@@ -105,16 +121,17 @@ export class Policy {
     }
 
     /** Resolves a kind; a nested kind must belong to the parent named in the same path and inherits its access. */
-    private async resolveResource(request: Request, kindName: string, userId: string): Promise<Reach> {
+    private async resolveResource(request: Request, kindName: string, userId: string, ids: Record<string, string>): Promise<Reach> {
         const kind = this.kinds.get(kindName)!;
         const value = request.params[kind.param] as string | undefined;
         if (kind.parent) {
-            const parent = await this.resolveResource(request, kind.parent.kind, userId);
+            const parent = await this.resolveResource(request, kind.parent.kind, userId, ids);
             const child = value ? await this.reader.get<{ id: string }>(this.statement(kind), [value, parent.id]) : undefined;
             if (!child) {
                 throw notFound(kind.kind);
             }
 
+            ids[kind.kind] = child.id;
             return { ...parent, id: child.id };
         }
 
@@ -123,6 +140,7 @@ export class Policy {
             throw notFound(kind.kind);
         }
 
+        ids[kind.kind] = reach.id;
         return reach;
     }
 

@@ -115,10 +115,31 @@ async function makeFixture(world: World, name: string, refs: Map<string, string>
         path = path.replace(`{${param}}`, substitute(template, values) as string);
     }
 
-    const res = await world.server.inject({
-        method: route.method.toUpperCase(), url: path, headers: { authorization: (await login(world.server, world.owner)).session },
+    const session = (await login(world.server, world.owner)).session;
+    const call = () => world.server.inject({
+        method: route.method.toUpperCase(), url: path, headers: { authorization: session },
         ...(fixture.payload !== undefined ? { payload: substitute(fixture.payload, values) as object } : {})
     });
+    let res = await call();
+    if (fixture.until) {
+        // Background work runs only here, while a fixture waits for it: during a case the database holds still.
+        const { queue } = world.server.plugins['hostless-jobs'];
+        queue.start();
+        try {
+            for (let tries = 0; (res.result as any)?.[fixture.until.field] !== fixture.until.equals; ++tries) {
+                if (tries > 500) {
+                    throw new Error(`fixture ${name} never reached ${fixture.until.field} = ${fixture.until.equals}: ${res.payload}`);
+                }
+
+                await new Promise((resolve) => setTimeout(resolve, 20));
+                res = await call();
+            }
+        }
+        finally {
+            await queue.stop();
+        }
+    }
+
     if (res.statusCode >= 300) {
         throw new Error(`fixture ${name} failed: ${res.statusCode} ${res.payload}`);
     }
@@ -191,13 +212,16 @@ export function referencesOwner(filled: Filled): boolean {
     return [...filled.refs.values()].some((value) => text.includes(value));
 }
 
+/** A value of the same shape (an id with its prefix, an email, a hostname, a name) that names nothing. */
 function nonexistent(value: string): string {
     const id = /^([a-z]+)_[0-9A-Za-z]{16}$/.exec(value);
     if (id) {
         return `${id[1]}_${randomBase62(16)}`;
     }
 
-    return `missing-${Crypto.randomBytes(4).toString('hex')}`;
+    const missing = `missing-${Crypto.randomBytes(4).toString('hex')}`;
+    const separator = /[@.]/.exec(value);
+    return separator ? `${missing}${value.slice(separator.index)}` : missing;
 }
 
 export function withAuth(request: ServerInjectOptions, authorization: string | undefined): ServerInjectOptions {

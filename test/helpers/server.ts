@@ -8,6 +8,7 @@ import knexFactory, { type Knex } from 'knex';
 
 import { createKnex, type DatabaseConfig } from '../../lib/db/knex';
 import { migrate } from '../../lib/db/migrate';
+import { DEFAULT_PRICE_LIST } from '../../lib/plans';
 import type { Config } from '../../manifest/config';
 import { deployment } from '../../manifest';
 
@@ -44,6 +45,10 @@ export function testConfig(dataDir: string, overrides: Partial<Config> = {}): Co
         securityEventRetentionDays: 365,
         outbound: { allowlist: [] },
         github: { apiUrl: 'https://api.github.com' },
+        runtime: { driver: 'records', recordsStepDelayMs: 0 },
+        prices: DEFAULT_PRICE_LIST,
+        dnsServers: [],
+        reviewAppHours: 72,
         ...overrides
     };
 }

@@ -14,9 +14,18 @@ describe('route tables', () => {
 
     it('infers the project and the resource from path parameters, and the role and permission from the method', () => {
         const read = compileRow(keyRoute('x.get', 'GET', '/apps/{appName}', 'apps:read', 'x'), kinds);
-        expect(read.compiled).to.equal({ project: null, resource: 'app', role: 'viewer', collaborator: 'view', create: false, mutation: false });
+        expect(read.compiled).to.equal({ project: null, resource: 'app', role: 'viewer', collaborator: 'view', collaboratorFor: null, create: false, mutation: false });
         const write = compileRow(keyRoute('x.patch', 'PATCH', '/projects/{projectId}', 'projects:read', 'x', { policy: { role: 'admin' } }), kinds);
         expect(write.compiled).to.include({ project: 'path', resource: null, role: 'admin', collaborator: 'manage', mutation: true });
+    });
+
+    it('picks, among kinds sharing a parameter name, the one whose parent the path names too', () => {
+        const nested = [...kinds,
+            { kind: 'app-deployment', param: 'deploymentId', table: 'd', column: 'id', projectColumn: 'project_id', parent: { kind: 'app', column: 'app_id' } },
+            { kind: 'site', param: 'siteName', table: 's', column: 'name', projectColumn: 'project_id' },
+            { kind: 'site-deployment', param: 'deploymentId', table: 'd', column: 'id', projectColumn: 'project_id', parent: { kind: 'site', column: 'site_id' } }];
+        expect(compileRow(keyRoute('x', 'GET', '/apps/{appName}/deployments/{deploymentId}', 'deployments:read', 'x'), nested).compiled.resource).to.equal('app-deployment');
+        expect(compileRow(keyRoute('x', 'GET', '/sites/{siteName}/deployments/{deploymentId}', 'deployments:read', 'x'), nested).compiled.resource).to.equal('site-deployment');
     });
 
     it('stops the boot on a malformed row, with a sentence', () => {
