@@ -10,7 +10,7 @@ const { expect } = Code;
 
 describe('route tables', () => {
 
-    const kinds = [...RESOURCE_KINDS, { kind: 'app', param: 'appName', table: 'apps', column: 'name', projectColumn: 'project_id' }];
+    const kinds = RESOURCE_KINDS;
 
     it('infers the project and the resource from path parameters, and the role and permission from the method', () => {
         const read = compileRow(keyRoute('x.get', 'GET', '/apps/{appName}', 'apps:read', 'x'), kinds);
@@ -20,7 +20,7 @@ describe('route tables', () => {
     });
 
     it('picks, among kinds sharing a parameter name, the one whose parent the path names too', () => {
-        const nested = [...kinds,
+        const nested = [kinds[0]!, { kind: 'app', param: 'appName', table: 'apps', column: 'name', projectColumn: 'project_id' },
             { kind: 'app-deployment', param: 'deploymentId', table: 'd', column: 'id', projectColumn: 'project_id', parent: { kind: 'app', column: 'app_id' } },
             { kind: 'site', param: 'siteName', table: 's', column: 'name', projectColumn: 'project_id' },
             { kind: 'site-deployment', param: 'deploymentId', table: 'd', column: 'id', projectColumn: 'project_id', parent: { kind: 'site', column: 'site_id' } }];
