@@ -6,7 +6,7 @@ import type { Lifecycle, NamedPlugin, RouteOptions, RouteOptionsPayload, RouteOp
 import type { ResourceKind } from './resources';
 import type { Permission, Role } from './roles';
 import type { Scope } from './scopes';
-import { validationMessages } from './validation';
+import { fields, validationMessages } from './validation';
 
 // A route is a line of data: its id, method, path, auth mode, scope, policy and an example. Families bind handlers
 // to their table with bindRoutes(); the access pipeline reads the compiled row from route.settings.plugins.platform.
@@ -100,7 +100,8 @@ export function compileRow(row: RouteRow, kinds: readonly ResourceKind[]): Compi
     const named = kinds.filter((kind) => kind.kind !== 'project' && present(kind));
     const inferred = named.find((kind) => !named.some((other) => other.parent?.kind === kind.kind));
     const resource = row.policy?.resource ?? inferred?.kind ?? null;
-    const project = row.policy?.project ?? (params.includes('projectId') ? 'path' : null);
+    // A named resource may be asked for with `?projectId=`: the pipeline answers 403 when it names another project.
+    const project = row.policy?.project ?? (params.includes('projectId') ? 'path' : resource ? 'query' : null);
 
     Hoek.assert(row.auth !== 'key' || row.scope !== undefined, 'Route', row.id, 'uses auth mode key and must declare a scope (null for none)');
     Hoek.assert(row.auth === 'key' || row.scope === undefined, 'Route', row.id, 'declares a scope but its auth mode', row.auth, 'ignores scopes');
@@ -149,7 +150,7 @@ export function bindRoutes(server: Server, table: RouteTable, handlers: RouteHan
                 auth: credentialed ? { strategy: auth.strategy, mode: 'required' } : false,
                 plugins: { platform: compiled },
                 ...(row.method === 'GET' ? {} : { payload: payloadOptions(row.body ?? 'json', route.payload) }),
-                validate: validateOptions(row, route.validate),
+                validate: validateOptions(compiled, route.validate),
                 ...(route.verify ? { pre: [{ method: route.verify }] } : {}),
                 ...route.options,
                 handler: route.handler
@@ -159,14 +160,20 @@ export function bindRoutes(server: Server, table: RouteTable, handlers: RouteHan
 }
 
 const noBody = Joi.object({}).allow(null);
+const projectIdField = fields.projectId();
 const preferences = { messages: validationMessages, errors: { wrap: { label: '"' as const } } };
 const sources = ['headers', 'params', 'query', 'payload', 'state'] as const;
 
 // Validation failures name the offending field (never its value); a route that takes no body accepts only an
 // empty one, and unknown keys are refused everywhere (joi's default for objects). Preferences are bound to each
 // schema once here: passed as per-request options, joi would compile its message templates on every request.
-function validateOptions(row: RouteRow, validate: RouteOptionsValidate | undefined): RouteOptionsValidate {
+function validateOptions(row: CompiledRow, validate: RouteOptionsValidate | undefined): RouteOptionsValidate {
     const merged: RouteOptionsValidate = { ...(row.method === 'GET' ? {} : { payload: noBody }), ...validate };
+    if (row.compiled.project === 'query') {
+        const query = merged.query;
+        merged.query = Joi.isSchema(query) ? (query as Joi.ObjectSchema).keys({ projectId: projectIdField }) : Joi.object({ projectId: projectIdField });
+    }
+
     for (const source of sources) {
         const schema = merged[source];
         if (Joi.isSchema(schema)) {

@@ -14,7 +14,7 @@ describe('route tables', () => {
 
     it('infers the project and the resource from path parameters, and the role and permission from the method', () => {
         const read = compileRow(keyRoute('x.get', 'GET', '/apps/{appName}', 'apps:read', 'x'), kinds);
-        expect(read.compiled).to.equal({ project: null, resource: 'app', role: 'viewer', collaborator: 'view', collaboratorFor: null, create: false, mutation: false });
+        expect(read.compiled).to.equal({ project: 'query', resource: 'app', role: 'viewer', collaborator: 'view', collaboratorFor: null, create: false, mutation: false });
         const write = compileRow(keyRoute('x.patch', 'PATCH', '/projects/{projectId}', 'projects:read', 'x', { policy: { role: 'admin' } }), kinds);
         expect(write.compiled).to.include({ project: 'path', resource: null, role: 'admin', collaborator: 'manage', mutation: true });
     });
