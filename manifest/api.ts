@@ -1,10 +1,14 @@
+import * as Path from 'node:path';
+
 import type { Knex } from 'knex';
 
 import type { Manifest } from '../lib/compose';
+import { deriveKey } from '../lib/crypto';
 import type { RouteTable } from '../lib/route-table';
 import { accountsPlugin } from '../plugins/accounts';
 import { apiKeysPlugin } from '../plugins/api-keys';
 import { authPlugin } from '../plugins/auth';
+import { dashboardPlugin } from '../plugins/dashboard';
 import { healthPlugin } from '../plugins/health';
 import { logPlugin } from '../plugins/log';
 import { projectsPlugin } from '../plugins/projects';
@@ -12,7 +16,10 @@ import type { Config } from './config';
 import pkg from '../package.json';
 
 /** The families the API mounts, in order: their tables are exactly the routes it serves. */
-export const API_FAMILIES = [accountsPlugin, apiKeysPlugin, projectsPlugin, healthPlugin] as const;
+export const API_FAMILIES = [accountsPlugin, apiKeysPlugin, projectsPlugin, healthPlugin, dashboardPlugin] as const;
+
+/** docs/ beside the manifest: in the source tree, and in dist/ where the build copies it. */
+export const DOCS_DIR = Path.join(__dirname, '..', 'docs');
 
 export function mountedTables(): RouteTable[] {
     return API_FAMILIES.map((family) => family.table);
@@ -37,7 +44,15 @@ export function apiManifest(config: Config, knex: Knex, write: (line: string) =>
                 { plugin: accountsPlugin, options: { knex, passwordCost: config.passwordCost, signupEnabled: config.signupEnabled } },
                 { plugin: apiKeysPlugin, options: { knex } },
                 { plugin: projectsPlugin, options: { knex } },
-                { plugin: healthPlugin, options: { knex, version: pkg.version } }
+                { plugin: healthPlugin, options: { knex, version: pkg.version } },
+                {
+                    plugin: dashboardPlugin,
+                    options: {
+                        cookiePassword: deriveKey(config.sessionSecret, 'dashboard-cookie').toString('base64url'),
+                        secureCookies: config.publicUrl.startsWith('https:'),
+                        docsDir: DOCS_DIR
+                    }
+                }
             ]
         }
     };
