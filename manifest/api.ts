@@ -21,6 +21,11 @@ export const API_FAMILIES = [accountsPlugin, apiKeysPlugin, projectsPlugin, heal
 /** docs/ beside the manifest: in the source tree, and in dist/ where the build copies it. */
 export const DOCS_DIR = Path.join(__dirname, '..', 'docs');
 
+/** The password that seals the dashboard's session cookie: derived from SESSION_SECRET, so rotating it signs everyone out. */
+export function dashboardCookiePassword(config: Config): string {
+    return deriveKey(config.sessionSecret, 'dashboard-cookie').toString('base64url');
+}
+
 export function mountedTables(): RouteTable[] {
     return API_FAMILIES.map((family) => family.table);
 }
@@ -48,7 +53,7 @@ export function apiManifest(config: Config, knex: Knex, write: (line: string) =>
                 {
                     plugin: dashboardPlugin,
                     options: {
-                        cookiePassword: deriveKey(config.sessionSecret, 'dashboard-cookie').toString('base64url'),
+                        cookiePassword: dashboardCookiePassword(config),
                         secureCookies: config.publicUrl.startsWith('https:'),
                         docsDir: DOCS_DIR
                     }
