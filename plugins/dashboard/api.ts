@@ -1,3 +1,4 @@
+import * as Boom from '@hapi/boom';
 import type { Server } from '@hapi/hapi';
 import * as Jose from 'jose';
 
@@ -99,4 +100,41 @@ function expired(accessToken: string): boolean {
 export function nextCursor(answer: Answer): string | null {
     const url = /<([^>]+)>;\s*rel="next"/.exec(answer.link ?? '')?.[1];
     return url ? new URL(url, 'http://local').searchParams.get('cursor') : null;
+}
+
+/** A page of an API list: the largest page the API gives, after `cursor`. */
+export function listUrl(path: string, cursor?: string | null): string {
+    return `${path}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+}
+
+/** Pages through an API list until an item matches; a list the API refuses throws its error. */
+export async function findInList<T>(api: Api, path: string, match: (item: T) => boolean): Promise<T | null> {
+    let cursor: string | null = null;
+    do {
+        const answer: Answer<T[]> = await api.call<T[]>('GET', listUrl(path, cursor));
+        const found = required(answer).find(match);
+        if (found) {
+            return found;
+        }
+
+        cursor = nextCursor(answer);
+    } while (cursor);
+
+    return null;
+}
+
+/** The API's error, as the page shows it: the status it answered and its message. */
+export function apiError(answer: Answer): { status: number; message: string } {
+    const message = typeof answer.body?.message === 'string' ? answer.body.message : 'The request could not be completed.';
+    return { status: answer.status, message };
+}
+
+/** An API answer that a page cannot do without (the project it shows, say): its error becomes the page's. */
+export function required<T>(answer: Answer<T>, status = 200): T {
+    if (answer.status !== status) {
+        const { message } = apiError(answer);
+        throw new Boom.Boom(message, { statusCode: answer.status >= 400 ? answer.status : 502 });
+    }
+
+    return answer.body;
 }

@@ -1,7 +1,7 @@
 import * as Boom from '@hapi/boom';
 import type { Lifecycle, Request, ResponseObject, ResponseToolkit } from '@hapi/hapi';
 
-import { Api, SignedOut, type Answer, type ApiOptions } from './api';
+import { Api, SignedOut, type ApiOptions } from './api';
 import { Session } from './session';
 
 // A page handler gets a Page: the visitor's session, the API client acting for them, and the means to answer with
@@ -66,22 +66,6 @@ export function errorView(h: ResponseToolkit, context: object, error: Boom.Boom)
     const status = error.output.statusCode;
     const message = status < 500 ? error.output.payload.message : 'Something went wrong on our side. Please try again.';
     return h.view('error', { ...context, title: error.output.payload.error, status, message }).code(status);
-}
-
-/** The API's error, as the page shows it: the status it answered and its message. */
-export function apiError(answer: Answer): { status: number; message: string } {
-    const message = typeof answer.body?.message === 'string' ? answer.body.message : 'The request could not be completed.';
-    return { status: answer.status, message };
-}
-
-/** An API answer that a page cannot do without (the project it shows, say): its error becomes the page's. */
-export function required<T>(answer: Answer<T>, status = 200): T {
-    if (answer.status !== status) {
-        const { message } = apiError(answer);
-        throw new Boom.Boom(message, { statusCode: answer.status >= 400 ? answer.status : 502 });
-    }
-
-    return answer.body;
 }
 
 export function page(deps: PageDeps, handler: (page: Page) => Promise<ResponseObject>, options: { signedIn?: boolean } = {}): Lifecycle.Method {

@@ -1,7 +1,6 @@
 import type { Server } from '@hapi/hapi';
 
-import { nextCursor, type Api } from './api';
-import { apiError } from './page';
+import { apiError, nextCursor, type Api } from './api';
 
 // A project's resources at a glance: for each kind, its API list narrowed to the project, shown only when this
 // server mounts that list route (looked up by route id), so kinds appear here as their families land.

@@ -2,7 +2,8 @@ import Joi from 'joi';
 
 import type { RouteHandlers } from '../../../lib/route-table';
 import { formSchema, localPath, text } from '../forms';
-import { apiError, page, type Page, type PageDeps } from '../page';
+import { apiError } from '../api';
+import { page, type Page, type PageDeps } from '../page';
 
 // Sign up, sign in and sign out, through POST /v1/auth/register, /login and /logout.
 

@@ -3,9 +3,9 @@ import Joi from 'joi';
 
 import type { RouteHandlers } from '../../../lib/route-table';
 import { fields } from '../../../lib/validation';
-import { nextCursor, type Api } from '../api';
+import { apiError, findInList, listUrl, nextCursor, required } from '../api';
 import { asList, formSchema, many, text } from '../forms';
-import { apiError, page, required, type PageDeps } from '../page';
+import { page, type PageDeps } from '../page';
 import { scopeRows } from '../scope-picker';
 
 // API keys through /v1/users/me/api-keys: the list, the creation form with its one-time token page, and
@@ -22,7 +22,7 @@ interface ApiKey {
 }
 
 const keyParams = Joi.object({ keyId: fields.id('key').required() });
-const listUrl = (cursor?: string) => `/v1/users/me/api-keys?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+const KEYS = '/v1/users/me/api-keys';
 
 const shown = (key: ApiKey) => ({ ...key, expired: key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now() });
 
@@ -35,21 +35,6 @@ export function expiryFrom(value: string): string | null {
     return /^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T23:59:59.999Z` : value;
 }
 
-async function findKey(api: Api, keyId: string): Promise<ApiKey> {
-    let cursor: string | undefined;
-    do {
-        const answer = await api.call<ApiKey[]>('GET', listUrl(cursor));
-        const key = required(answer).find((candidate) => candidate.id === keyId);
-        if (key) {
-            return key;
-        }
-
-        cursor = nextCursor(answer) ?? undefined;
-    } while (cursor);
-
-    throw Boom.notFound('API key not found');
-}
-
 export function keyRoutes(deps: PageDeps): RouteHandlers {
     const signedIn = { signedIn: true };
 
@@ -57,7 +42,7 @@ export function keyRoutes(deps: PageDeps): RouteHandlers {
         'dashboard.keys': {
             validate: { query: Joi.object({ cursor: text(200) }) },
             handler: page(deps, async (p) => {
-                const answer = await p.api.call<ApiKey[]>('GET', listUrl((p.request.query as { cursor?: string }).cursor));
+                const answer = await p.api.call<ApiKey[]>('GET', listUrl(KEYS, (p.request.query as { cursor?: string }).cursor));
                 return p.view('keys', { title: 'API keys', keys: required(answer).map(shown), next: nextCursor(answer) });
             }, signedIn)
         },
@@ -69,7 +54,7 @@ export function keyRoutes(deps: PageDeps): RouteHandlers {
             handler: page(deps, async (p) => {
                 const { name, expires } = p.request.payload as { name: string; expires?: string };
                 const scopes = asList((p.request.payload as { scopes?: string | string[] }).scopes);
-                const answer = await p.api.call('POST', '/v1/users/me/api-keys', { name, scopes, expiresAt: expiryFrom(expires ?? '') });
+                const answer = await p.api.call('POST', KEYS, { name, scopes, expiresAt: expiryFrom(expires ?? '') });
                 if (answer.status === 201) {
                     return p.view('key-created', { title: 'API key created', token: answer.body.token, apiKey: answer.body.apiKey }, 201);
                 }
@@ -81,14 +66,18 @@ export function keyRoutes(deps: PageDeps): RouteHandlers {
         'dashboard.keys.revokeConfirm': {
             validate: { params: keyParams },
             handler: page(deps, async (p) => {
-                const key = await findKey(p.api, p.request.params.keyId as string);
+                const key = await findInList<ApiKey>(p.api, KEYS, (candidate) => candidate.id === p.request.params.keyId);
+                if (!key) {
+                    throw Boom.notFound('API key not found');
+                }
+
                 return p.view('key-revoke', { title: `Revoke ${key.name}`, key });
             }, signedIn)
         },
         'dashboard.keys.revoke': {
             validate: { params: keyParams, payload: formSchema({}) },
             handler: page(deps, async (p) => {
-                const answer = await p.api.call<ApiKey>('DELETE', `/v1/users/me/api-keys/${encodeURIComponent(p.request.params.keyId as string)}`);
+                const answer = await p.api.call<ApiKey>('DELETE', `${KEYS}/${encodeURIComponent(p.request.params.keyId as string)}`);
                 const key = required(answer);
                 return p.redirect('/dashboard/keys', `The key “${key.name}” (${key.prefix}) is revoked: it is refused from its next request.`);
             }, signedIn)

@@ -3,10 +3,10 @@ import Joi from 'joi';
 
 import type { RouteHandlers } from '../../../lib/route-table';
 import { fields } from '../../../lib/validation';
-import { nextCursor } from '../api';
+import { apiError, findInList, required } from '../api';
 import { formSchema, text } from '../forms';
-import { apiError, page, required, type Page, type PageDeps } from '../page';
-import { projectPage, type Member, type Project } from './projects';
+import { page, type PageDeps } from '../page';
+import { projectPage, projectParams, type Member, type Project } from './projects';
 
 // Members through /v1/projects/{projectId}/members: invite by the email of an account, change a role, remove
 // behind a confirmation page. Who may do what is the API's decision; its refusals show on the project page.
@@ -16,27 +16,12 @@ const memberParams = Joi.object({ projectId: fields.projectId().required(), user
 const membersUrl = (projectId: string) => `/v1/projects/${encodeURIComponent(projectId)}/members`;
 const projectUrl = (projectId: string) => `/dashboard/projects/${projectId}`;
 
-async function findMember(p: Page, projectId: string, userId: string): Promise<Member> {
-    let cursor: string | null = null;
-    do {
-        const answer = await p.api.call<Member[]>('GET', `${membersUrl(projectId)}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-        const member = required(answer).find((candidate) => candidate.userId === userId);
-        if (member) {
-            return member;
-        }
-
-        cursor = nextCursor(answer);
-    } while (cursor);
-
-    throw Boom.notFound('Member not found');
-}
-
 export function memberRoutes(deps: PageDeps): RouteHandlers {
     const signedIn = { signedIn: true };
 
     return {
         'dashboard.members.invite': {
-            validate: { params: Joi.object({ projectId: fields.projectId().required() }), payload: formSchema({ email: text(), role: text(32) }) },
+            validate: { params: projectParams, payload: formSchema({ email: text(), role: text(32) }) },
             handler: page(deps, async (p) => {
                 const projectId = p.request.params.projectId as string;
                 const { email, role } = p.request.payload as { email: string; role: string };
@@ -67,7 +52,11 @@ export function memberRoutes(deps: PageDeps): RouteHandlers {
             handler: page(deps, async (p) => {
                 const { projectId, userId } = p.request.params as { projectId: string; userId: string };
                 const project = required(await p.api.call<Project>('GET', `/v1/projects/${encodeURIComponent(projectId)}`));
-                const member = await findMember(p, projectId, userId);
+                const member = await findInList<Member>(p.api, membersUrl(projectId), (candidate) => candidate.userId === userId);
+                if (!member) {
+                    throw Boom.notFound('Member not found');
+                }
+
                 return p.view('member-remove', { title: `Remove ${member.email}`, project, member });
             }, signedIn)
         },

@@ -3,9 +3,9 @@ import Joi from 'joi';
 import { ROLES } from '../../../lib/roles';
 import type { RouteHandlers } from '../../../lib/route-table';
 import { fields } from '../../../lib/validation';
-import { nextCursor } from '../api';
+import { apiError, listUrl, nextCursor, required } from '../api';
 import { formSchema, text } from '../forms';
-import { apiError, page, required, type Page, type PageDeps } from '../page';
+import { page, type Page, type PageDeps } from '../page';
 import { resourcesAtAGlance } from '../resources';
 
 // Projects through /v1/projects: the list with a creation form, and one project's page with its resources, its
@@ -29,13 +29,11 @@ export interface Member {
 
 export const projectParams = Joi.object({ projectId: fields.projectId().required() });
 
-const withCursor = (url: string, cursor?: string) => `${url}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-
 /** The project page, also answered when one of its forms failed: then with the API's status and message. */
 export async function projectPage(p: Page, projectId: string, extra: { error?: string; inviteEmail?: string; membersCursor?: string } = {}, status = 200) {
     const base = `/v1/projects/${encodeURIComponent(projectId)}`;
     const project = required(await p.api.call<Project>('GET', base));
-    const members = await p.api.call<Member[]>('GET', withCursor(`${base}/members`, extra.membersCursor));
+    const members = await p.api.call<Member[]>('GET', listUrl(`${base}/members`, extra.membersCursor));
     return p.view('project', {
         title: project.name,
         project,
@@ -51,7 +49,7 @@ export async function projectPage(p: Page, projectId: string, extra: { error?: s
 export function projectRoutes(deps: PageDeps): RouteHandlers {
     const signedIn = { signedIn: true };
     const projectsPage = async (p: Page, extra: { error?: string; name?: string; cursor?: string } = {}, status = 200) => {
-        const answer = await p.api.call<Project[]>('GET', withCursor('/v1/projects', extra.cursor));
+        const answer = await p.api.call<Project[]>('GET', listUrl('/v1/projects', extra.cursor));
         return p.view('projects', { title: 'Projects', projects: required(answer), next: nextCursor(answer), ...extra }, status);
     };
 
