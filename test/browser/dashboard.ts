@@ -196,6 +196,11 @@ describe('the dashboard in a browser', { skip: !executablePath }, () => {
             if (anchor) {
                 expect(await page.locator(`[id="${anchor}"]`).count()).to.equal(1);
             }
+
+            const missing = await page.goto(`${base}/docs/no-such-page`);
+            expect(missing!.status()).to.equal(404);
+            expect(await page.getByRole('alert').textContent()).to.contain('There is no documentation page at this address.');
+            await shot(page, 'not-found');
         }
         finally {
             await context.close();
