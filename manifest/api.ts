@@ -1,6 +1,9 @@
+import * as Path from 'node:path';
+
 import type { Knex } from 'knex';
 
 import type { Manifest } from '../lib/compose';
+import { deriveKey } from '../lib/crypto';
 import type { RouteTable } from '../lib/route-table';
 import type { RuntimeDriver } from '../lib/runtime/driver';
 import { RecordsDriver } from '../lib/runtime/records';
@@ -8,6 +11,7 @@ import { accountsPlugin } from '../plugins/accounts';
 import { apiKeysPlugin } from '../plugins/api-keys';
 import { appsPlugin } from '../plugins/apps';
 import { authPlugin } from '../plugins/auth';
+import { dashboardPlugin } from '../plugins/dashboard';
 import { healthPlugin } from '../plugins/health';
 import { jobsPlugin } from '../plugins/jobs';
 import { logPlugin } from '../plugins/log';
@@ -17,7 +21,15 @@ import type { Config } from './config';
 import pkg from '../package.json';
 
 /** The families the API mounts, in order: their tables are exactly the routes it serves. */
-export const API_FAMILIES = [accountsPlugin, apiKeysPlugin, projectsPlugin, securityEventsPlugin, appsPlugin, healthPlugin] as const;
+export const API_FAMILIES = [accountsPlugin, apiKeysPlugin, projectsPlugin, securityEventsPlugin, appsPlugin, healthPlugin, dashboardPlugin] as const;
+
+/** docs/ beside the manifest: in the source tree, and in dist/ where the build copies it. */
+export const DOCS_DIR = Path.join(__dirname, '..', 'docs');
+
+/** The password that seals the dashboard's session cookie: derived from SESSION_SECRET, so rotating it signs everyone out. */
+export function dashboardCookiePassword(config: Config): string {
+    return deriveKey(config.sessionSecret, 'dashboard-cookie').toString('base64url');
+}
 
 export function mountedTables(): RouteTable[] {
     return API_FAMILIES.map((family) => family.table);
@@ -56,7 +68,15 @@ export function apiManifest(config: Config, knex: Knex, write: (line: string) =>
                         outboundAllowlist: config.outbound.allowlist, dnsServers: config.dnsServers, reviewAppHours: config.reviewAppHours
                     }
                 },
-                { plugin: healthPlugin, options: { knex, version: pkg.version } }
+                { plugin: healthPlugin, options: { knex, version: pkg.version } },
+                {
+                    plugin: dashboardPlugin,
+                    options: {
+                        cookiePassword: dashboardCookiePassword(config),
+                        secureCookies: config.publicUrl.startsWith('https:'),
+                        docsDir: DOCS_DIR
+                    }
+                }
             ]
         }
     };

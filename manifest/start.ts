@@ -1,8 +1,8 @@
 import { deployment } from '.';
 import { ConfigError, loadConfig } from './config';
 
-// `npm start`: the API on the configured port, with its URLs printed; SIGINT or SIGTERM drain and stop it.
-// JOBS_MODE=worker runs the job workers only: no port is opened.
+// `npm start`: the API, dashboard and docs on the configured port, with their URLs printed; SIGINT or SIGTERM drain
+// and stop it. JOBS_MODE=worker runs the job workers only: no port is opened.
 async function main(): Promise<void> {
     const config = loadConfig(process.env);
     if (config.jobs.mode === 'worker') {
@@ -20,6 +20,8 @@ async function main(): Promise<void> {
         '',
         `Hostless is running (${where})`,
         `  API        ${config.publicUrl}/v1   (listening on ${server.info.uri})`,
+        `  Dashboard  ${config.publicUrl}/dashboard`,
+        `  Docs       ${config.publicUrl}/docs`,
         `  Health     ${config.publicUrl}/readyz`,
         `  Register   curl -X POST ${config.publicUrl}/v1/auth/register -H 'content-type: application/json' -d '{"email":"you@example.com","password":"a long password"}'`,
         '',

@@ -4,6 +4,7 @@ import { apiKeysTable } from './api-keys';
 import { appsTable } from './apps';
 import { billingTable } from './billing';
 import { cronJobsTable } from './cron-jobs';
+import { dashboardTable } from './dashboard';
 import { databasesTable } from './databases';
 import { gitTable } from './git';
 import { healthTable } from './health';
@@ -18,7 +19,7 @@ import { workersTable } from './workers';
 export const ROUTE_TABLES: readonly RouteTable[] = [
     accountsTable, apiKeysTable, projectsTable, securityEventsTable, healthTable,
     appsTable, sitesTable, workersTable, cronJobsTable, databasesTable,
-    integrationsTable, gitTable, virtualMachinesTable, billingTable
+    integrationsTable, gitTable, virtualMachinesTable, billingTable, dashboardTable
 ];
 
 export { FIXTURES } from './fixtures';

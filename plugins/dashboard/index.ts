@@ -1,0 +1,105 @@
+import * as Path from 'node:path';
+
+import * as Boom from '@hapi/boom';
+import Inert from '@hapi/inert';
+import Vision from '@hapi/vision';
+import Joi from 'joi';
+
+import { bindRoutes, type FamilyPlugin, type RouteHandlers } from '../../lib/route-table';
+import { dashboardTable } from '../../manifest/routes/dashboard';
+import type { Answer } from './api';
+import { errorView, layoutContext } from './page';
+import { accountRoutes } from './routes/account';
+import { docsRoutes } from './routes/docs';
+import { keyRoutes } from './routes/keys';
+import { memberRoutes } from './routes/members';
+import { projectRoutes } from './routes/projects';
+import { checkFormToken, cookieOptions, COOKIE, Session } from './session';
+import { configureViews } from './views';
+
+// The dashboard and the docs site: server-rendered pages that do everything through the REST API in-process, with
+// their own encrypted cookie session, a form token on every form, and headers that forbid framing and any script
+// or style from elsewhere.
+
+export interface DashboardPluginOptions {
+    cookiePassword: string;                                     // seals the session cookie (iron); derived from SESSION_SECRET
+    secureCookies: boolean;                                     // true behind https: the cookie is sent over https only
+    docsDir: string;                                            // the markdown pages served at /docs
+}
+
+const schema = Joi.object({
+    cookiePassword: Joi.string().min(32).required(),
+    secureCookies: Joi.boolean().required(),
+    docsDir: Joi.string().required()
+});
+
+const PUBLIC_DIR = Path.join(__dirname, 'public');
+
+export const CONTENT_SECURITY_POLICY = [
+    'default-src \'self\'', 'script-src \'self\'', 'style-src \'self\'', 'img-src \'self\'', 'connect-src \'self\'',
+    'form-action \'self\'', 'frame-ancestors \'none\'', 'base-uri \'none\'', 'object-src \'none\''
+].join('; ');
+
+// Forms post urlencoded bodies; a post with no body at all reads as an empty form, so it meets the form-token check.
+function formBodies(handlers: RouteHandlers): RouteHandlers {
+    for (const row of dashboardTable.rows.filter((candidate) => candidate.body === 'form')) {
+        handlers[row.id] = { ...handlers[row.id]!, payload: { defaultContentType: 'application/x-www-form-urlencoded' } };
+    }
+
+    return handlers;
+}
+
+export const dashboardPlugin: FamilyPlugin<DashboardPluginOptions> = {
+    name: 'hostless-dashboard',
+    table: dashboardTable,
+    dependencies: ['hostless-auth', 'hostless-accounts', 'hostless-api-keys', 'hostless-projects'],
+    async register(server, rawOptions) {
+        const options: DashboardPluginOptions = Joi.attempt(rawOptions, schema, 'The dashboard plugin options are invalid:');
+        await server.register([Inert, Vision], { once: true });
+        configureViews(server);
+        server.state(COOKIE, cookieOptions(options.cookiePassword, options.secureCookies));
+
+        const deps = { server, refreshes: new Map<string, Promise<Answer>>() };
+        bindRoutes(server, dashboardTable, formBodies({
+            ...accountRoutes(deps),
+            ...keyRoutes(deps),
+            ...projectRoutes(deps),
+            ...memberRoutes(deps),
+            ...docsRoutes(deps, options.docsDir),
+            'dashboard.assets': {
+                validate: { params: Joi.object({ file: Joi.string().pattern(/^[a-z0-9-]+\.(css|js)$/).required() }) },
+                handler: (request, h) => h.file(Path.join(PUBLIC_DIR, request.params.file as string), { confine: PUBLIC_DIR })
+            },
+            'dashboard.notFound': {
+                handler: () => {
+                    throw Boom.notFound('There is no page at this address.');
+                }
+            }
+        }));
+
+        // Every form post carries the session's form token, checked before validation and before any handler.
+        server.ext('onPostAuth', (request, h) => {
+            if (request.method === 'post') {
+                checkFormToken(request);
+            }
+
+            return h.continue;
+        }, { sandbox: 'plugin' });
+
+        // Errors raised before a page handler (a refused form, a malformed address) are pages too; every page
+        // carries the framing and content policies, and signed-in pages are never stored by caches.
+        server.ext('onPreResponse', (request, h) => {
+            const context = () => layoutContext(Session.of(request), request, { notice: false, forms: false });
+            const response = Boom.isBoom(request.response) ? errorView(h, context(), request.response) : request.response;
+            response.header('content-security-policy', CONTENT_SECURITY_POLICY);
+            response.header('x-frame-options', 'DENY');
+            response.header('x-content-type-options', 'nosniff');
+            response.header('referrer-policy', 'no-referrer');
+            if (request.route.settings.id !== 'dashboard.assets' && !request.path.startsWith('/docs')) {
+                response.header('cache-control', 'no-store');
+            }
+
+            return response === request.response ? h.continue : response;
+        }, { sandbox: 'plugin' });
+    }
+};

@@ -1,0 +1,59 @@
+import * as Boom from '@hapi/boom';
+import Hoek from '@hapi/hoek';
+import Joi from 'joi';
+
+import { docUrlPath, loadDocs } from '../../../lib/docs/pages';
+import { DocsIndex } from '../../../lib/docs/search';
+import type { RouteHandlers } from '../../../lib/route-table';
+import { text } from '../forms';
+import { docsRenderer } from '../docs';
+import { page, type PageDeps } from '../page';
+
+// The docs site: every page of docs/ at /docs/<path> (docs/index.md at /docs), rendered and indexed once at start,
+// with the page list for navigation and a ranked search at /docs/search?q=.
+
+export function docsRoutes(deps: PageDeps, docsDir: string): RouteHandlers {
+    const pages = loadDocs(docsDir);
+    Hoek.assert(pages.some((doc) => doc.path === 'index'), 'The docs folder', docsDir, 'has no index.md');
+    Hoek.assert(!pages.some((doc) => doc.path === 'search'), 'docs/search.md would be hidden by the docs search page: rename it');
+
+    const render = docsRenderer();
+    const rendered = new Map(pages.map((doc) => [doc.path, { doc, ...render(doc) }]));
+    const index = new DocsIndex(pages);
+    const nav = (current: string | null) => pages.map((doc) => ({ url: docUrlPath(doc.path), title: doc.title, current: doc.path === current }));
+
+    const show = page(deps, async (p) => {
+        const path = (p.request.params.path as string | undefined) ?? 'index';
+        const found = rendered.get(path);
+        if (!found) {
+            throw Boom.notFound('There is no documentation page at this address.');
+        }
+
+        return p.view('docs-page', { title: found.doc.title, html: found.html, headings: found.headings, nav: nav(path) }, 200, { forms: false });
+    });
+
+    return {
+        'docs.index': { handler: show },
+        'docs.page': {
+            validate: { params: Joi.object({ path: Joi.string().max(200).required() }) },
+            handler: show
+        },
+        'docs.search': {
+            validate: { query: Joi.object({ q: text(200) }) },
+            handler: page(deps, async (p) => {
+                const query = ((p.request.query as { q?: string }).q ?? '').trim();
+                const hits = query ? index.search(query) : [];
+                return p.view('docs-search', {
+                    title: query ? `Search: ${query}` : 'Search',
+                    query,
+                    nav: nav(null),
+                    hits: hits.map((hit) => ({
+                        title: hit.section.heading && hit.section.anchor ? `${hit.page.title}: ${hit.section.heading}` : hit.page.title,
+                        url: `${docUrlPath(hit.page.path)}${hit.section.anchor ? `#${hit.section.anchor}` : ''}`,
+                        snippet: hit.snippet
+                    }))
+                }, 200, { forms: false });
+            })
+        }
+    };
+}
