@@ -41,7 +41,7 @@ export function runtimeDriver(config: Config): RuntimeDriver {
 }
 
 // The API server: options plus its ordered plugin list. The access pipeline comes first; every family after it.
-export function apiManifest(config: Config, knex: Knex, write: (line: string) => void): Manifest {
+export function apiManifest(config: Config, knex: Knex, write: (line: string) => void, driver: RuntimeDriver = runtimeDriver(config)): Manifest {
     return {
         server: {
             host: config.host,
@@ -64,7 +64,7 @@ export function apiManifest(config: Config, knex: Knex, write: (line: string) =>
                 {
                     plugin: appsPlugin,
                     options: {
-                        knex, encryptionKey: config.encryptionKey, driver: runtimeDriver(config), prices: config.prices, githubApiUrl: config.github.apiUrl,
+                        knex, encryptionKey: config.encryptionKey, driver, prices: config.prices, githubApiUrl: config.github.apiUrl,
                         outboundAllowlist: config.outbound.allowlist, dnsServers: config.dnsServers, reviewAppHours: config.reviewAppHours
                     }
                 },

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import type { DriverContext, DriverTarget, RuntimeDriver } from './driver';
+import type { DriverContext, DriverTarget, MetricName, RuntimeDriver } from './driver';
 
 // The `records` driver: it runs no user code and measures nothing. It writes each state transition as a log line,
 // so a deployment's logs say plainly what happened, and it observes no metric, so series are empty and marked
@@ -45,7 +45,7 @@ export class RecordsDriver implements RuntimeDriver {
         return { exitCode: 0 };
     }
 
-    observes(): boolean {
+    observes(_metric: MetricName): boolean {
         return false;
     }
 

@@ -8,6 +8,7 @@ import knexFactory, { type Knex } from 'knex';
 
 import { createKnex, type DatabaseConfig } from '../../lib/db/knex';
 import { migrate } from '../../lib/db/migrate';
+import type { RuntimeDriver } from '../../lib/runtime/driver';
 import { DEFAULT_PRICE_LIST } from '../../lib/plans';
 import type { Config } from '../../manifest/config';
 import { deployment } from '../../manifest';
@@ -60,7 +61,7 @@ export interface TestServer {
     stop(): Promise<void>;
 }
 
-export async function testServer(overrides: Partial<Config> = {}, options: { start?: boolean } = {}): Promise<TestServer> {
+export async function testServer(overrides: Partial<Config> = {}, options: { start?: boolean; driver?: RuntimeDriver } = {}): Promise<TestServer> {
     const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), 'hostless-test-'));
     const schema = usePostgres && !overrides.database ? await createSchema() : null;
     const config = testConfig(dataDir, {
@@ -72,6 +73,7 @@ export async function testServer(overrides: Partial<Config> = {}, options: { sta
     const server = await deployment({
         config,
         ...(options.start ? { start: true } : {}),
+        ...(options.driver ? { driver: options.driver } : {}),
         log: (line) => {
             logs.push(line);
             Fs.appendFileSync(logFile, line);

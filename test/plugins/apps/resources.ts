@@ -1,0 +1,185 @@
+import * as Code from '@hapi/code';
+import * as Lab from '@hapi/lab';
+
+import { caller, createKey, register, type TestUser } from '../../helpers/api';
+import { createApp, deploymentSettled, eventually } from '../../helpers/apps';
+import { fakeDns, type FakeDns } from '../../helpers/fake-dns';
+import { testServer, type TestServer } from '../../helpers/server';
+
+const { describe, it, before, after } = exports.lab = Lab.script();
+const { expect } = Code;
+
+describe('app domains, collaborators, worker processes and cron jobs', () => {
+
+    let instance: TestServer;
+    let dns: FakeDns;
+    let owner: TestUser;
+    const call = caller(() => instance.server);
+
+    before(async () => {
+        dns = await fakeDns();
+        instance = await testServer({ dnsServers: [dns.address] });
+        instance.server.plugins['hostless-jobs'].queue.start();
+        owner = await register(instance.server, 'owner');
+    });
+
+    after(async () => {
+        await instance?.stop();
+        await dns?.stop();
+    });
+
+    describe('custom domains', () => {
+
+        it('are pending until their TXT record appears, then verified by the job', async () => {
+            const app = await createApp(instance.server, owner);
+            const added = await call('POST', `/v1/apps/${app.name}/custom-domains`, owner.session, { domain: 'Shop.Example.COM' });
+            expect(added.statusCode).to.equal(201);
+            expect(added.result).to.include({ domain: 'shop.example.com', status: 'pending', verifiedAt: null });
+            expect(added.result.verification).to.include({ type: 'TXT', name: '_hostless-challenge.shop.example.com' });
+            expect(added.result.verification.value).to.match(/^hostless-verify=[0-9A-Za-z]{32}$/);
+
+            const checked = await eventually(async () => (await call('GET', `/v1/apps/${app.name}/custom-domains`, owner.session)).result[0], (domain: any) => !!domain.checkedAt, 'a first check');
+            expect(checked).to.include({ status: 'pending', lastError: `No TXT record ${added.result.verification.value} at _hostless-challenge.shop.example.com yet` });
+
+            dns.txt.set('_hostless-challenge.shop.example.com', ['unrelated', added.result.verification.value]);
+            const job = await instance.server.app.knex('jobs').where({ type: 'domains.verify' }).orderBy('created_at', 'desc').first();
+            await instance.server.app.knex('jobs').where({ id: job.id }).update({ run_at: new Date().toISOString() });   // the retry, due now
+            const verified = await eventually(async () => (await call('GET', `/v1/apps/${app.name}/custom-domains`, owner.session)).result[0], (domain: any) => domain.status === 'verified', 'verification');
+            expect(verified.verifiedAt).to.be.a.string();
+            expect(verified.lastError).to.equal(null);
+        });
+
+        it('are claimed once on the platform, must be names, and are removed by name', async () => {
+            const [a, b] = [await createApp(instance.server, owner), await createApp(instance.server, owner)];
+            expect((await call('POST', `/v1/apps/${a.name}/custom-domains`, owner.session, { domain: 'api.example.org' })).statusCode).to.equal(201);
+            const twice = await call('POST', `/v1/apps/${b.name}/custom-domains`, owner.session, { domain: 'api.example.org' });
+            expect(twice.statusCode).to.equal(409);
+            expect(twice.result.message).to.equal('api.example.org is already attached to an app');
+            for (const domain of ['localhost', '10.0.0.1', 'no spaces.com', '-bad-.example.com']) {
+                expect((await call('POST', `/v1/apps/${a.name}/custom-domains`, owner.session, { domain })).statusCode, domain).to.equal(400);
+            }
+
+            expect((await call('DELETE', `/v1/apps/${b.name}/custom-domains?domain=api.example.org`, owner.session)).statusCode).to.equal(404);
+            expect((await call('DELETE', `/v1/apps/${a.name}/custom-domains?domain=api.example.org`, owner.session)).statusCode).to.equal(204);
+            expect((await call('GET', `/v1/apps/${a.name}/custom-domains`, owner.session)).result).to.equal([]);
+        });
+    });
+
+    describe('collaborators', () => {
+
+        it('are granted by email, see the one app and nothing else, and act within their permissions', async () => {
+            const app = await createApp(instance.server, owner, { environmentVariables: { TOKEN: 'sealed-value' } });
+            await createApp(instance.server, owner, { name: 'not-shared-app' });
+            const collaborator = await register(instance.server, 'collab');
+            const granted = await call('PATCH', `/v1/apps/${app.name}/collaborators`, owner.session, { email: collaborator.email, permissions: ['view'] });
+            expect(granted.statusCode).to.equal(200);
+            expect(granted.result).to.include({ userId: collaborator.id, email: collaborator.email, permissions: ['view'] });
+
+            const key = await createKey(instance.server, collaborator, ['apps:read', 'apps:write', 'deployments:write']);
+            expect((await call('GET', '/v1/apps', key.token)).result.map((a: { name: string }) => a.name)).to.equal([app.name]);
+            expect((await call('GET', '/v1/apps/not-shared-app', key.token)).statusCode).to.equal(404);
+            expect((await call('GET', `/v1/projects/${owner.projectId}`, collaborator.session)).statusCode).to.equal(404);
+            expect((await call('GET', `/v1/apps/${app.name}/environment-variables`, collaborator.session)).result[0].value).to.equal(null);
+
+            const denied = await call('POST', `/v1/apps/${app.name}/deployments/new`, key.token, {});
+            expect(denied.statusCode).to.equal(403);
+            expect(denied.result.message).to.equal('Collaborator permission "deploy" is required for this action');
+            expect((await call('POST', `/v1/apps/${app.name}/restart`, key.token)).result.message).to.equal('Collaborator permission "operate" is required for this action');
+
+            await call('PATCH', `/v1/apps/${app.name}/collaborators`, owner.session, { email: collaborator.email, permissions: ['deploy', 'operate'] });
+            const deployment = await call('POST', `/v1/apps/${app.name}/deployments/new`, key.token, {});
+            expect(deployment.statusCode).to.equal(201);
+            await deploymentSettled(instance.server, owner, app.name, deployment.result.id);
+            expect((await call('POST', `/v1/apps/${app.name}/restart`, key.token)).statusCode).to.equal(200);
+            expect((await call('PATCH', `/v1/apps/${app.name}`, key.token, { environmentVariables: { TOKEN: 'rotated' } })).statusCode, 'operate covers environment variables').to.equal(200);
+            expect((await call('GET', `/v1/apps/${app.name}/environment-variables`, collaborator.session)).result[0].value).to.equal('rotated');
+            const settings = await call('PATCH', `/v1/apps/${app.name}`, key.token, { startCommand: 'node evil.js' });
+            expect(settings.statusCode).to.equal(403);
+            expect(settings.result.message).to.equal('Collaborator permission "manage" is required for this action');
+            expect((await call('DELETE', `/v1/apps/${app.name}`, collaborator.session)).statusCode).to.equal(403);
+
+            expect((await call('DELETE', `/v1/apps/${app.name}/collaborators/${encodeURIComponent(collaborator.email)}`, owner.session)).statusCode).to.equal(204);
+            expect((await call('GET', `/v1/apps/${app.name}`, key.token)).statusCode).to.equal(404);
+        });
+
+        it('refuses an unknown email, a project member, and unknown permissions', async () => {
+            const app = await createApp(instance.server, owner);
+            expect((await call('PATCH', `/v1/apps/${app.name}/collaborators`, owner.session, { email: 'nobody@example.test', permissions: ['view'] })).statusCode).to.equal(404);
+            const member = await register(instance.server, 'member');
+            await call('POST', `/v1/projects/${owner.projectId}/members`, owner.session, { email: member.email, role: 'developer' });
+            const refused = await call('PATCH', `/v1/apps/${app.name}/collaborators`, owner.session, { email: member.email, permissions: ['view'] });
+            expect(refused.statusCode).to.equal(409);
+            expect((await call('PATCH', `/v1/apps/${app.name}/collaborators`, owner.session, { email: member.email, permissions: ['admin'] })).statusCode).to.equal(400);
+            expect((await call('DELETE', `/v1/apps/${app.name}/collaborators/${encodeURIComponent(member.email)}`, owner.session)).statusCode).to.equal(404);
+        });
+    });
+
+    describe('worker processes', () => {
+
+        it('are created, read, changed within the plan and removed, and ship with the next deployment', async () => {
+            const app = await createApp(instance.server, owner);
+            const created = await call('POST', `/v1/apps/${app.name}/worker-processes`, owner.session, { name: 'queue', command: 'node queue.js' });
+            expect(created.statusCode).to.equal(201);
+            expect(created.result).to.include({ name: 'queue', command: 'node queue.js', instances: 1, appName: app.name });
+            expect((await call('POST', `/v1/apps/${app.name}/worker-processes`, owner.session, { name: 'queue', command: 'x' })).statusCode).to.equal(409);
+            expect((await call('PATCH', `/v1/apps/${app.name}/worker-processes/${created.result.id}`, owner.session, { instances: 3 })).statusCode).to.equal(409);
+            expect((await call('PATCH', `/v1/apps/${app.name}/worker-processes/${created.result.id}`, owner.session, { instances: 2 })).result.instances).to.equal(2);
+            const deployment = await call('POST', `/v1/apps/${app.name}/deployments/new`, owner.session, {});
+            expect(deployment.result.configuration.processes).to.equal([{ name: 'queue', command: 'node queue.js', instances: 2 }]);
+            expect((await call('GET', `/v1/apps/${app.name}/worker-processes/${created.result.id}`, owner.session)).result.instances).to.equal(2);
+            expect((await call('DELETE', `/v1/apps/${app.name}/worker-processes/${created.result.id}`, owner.session)).statusCode).to.equal(204);
+            expect((await call('GET', `/v1/apps/${app.name}/worker-processes`, owner.session)).result).to.equal([]);
+        });
+    });
+
+    describe('cron jobs', () => {
+
+        it('are scheduled, run on schedule and on demand, and keep their runs with logs', async () => {
+            const app = await createApp(instance.server, owner);
+            const bad = await call('POST', `/v1/apps/${app.name}/cron-jobs`, owner.session, { name: 'x', schedule: 'every day', command: 'x' });
+            expect(bad.statusCode).to.equal(400);
+            expect(bad.result.message).to.equal('"schedule" must have five fields: minute hour day-of-month month day-of-week');
+
+            const created = await call('POST', `/v1/apps/${app.name}/cron-jobs`, owner.session, { name: 'reports', schedule: '*/5 * * * *', command: 'node reports.js' });
+            expect(created.statusCode).to.equal(201);
+            expect(created.result).to.include({ status: 'active', schedule: '*/5 * * * *' });
+            expect(Date.parse(created.result.nextRunAt) % 300_000).to.equal(0);
+
+            // The schedule's fire job is due at nextRunAt; bring it forward to now to see it run.
+            const knex = instance.server.app.knex;
+            await knex('jobs').where({ type: 'app-cron.fire' }).andWhere('idempotency_key', `app-cron:${created.result.id}:${created.result.nextRunAt}`).update({ run_at: new Date().toISOString() });
+            const scheduled = await eventually(async () => (await call('GET', `/v1/apps/${app.name}/cron-jobs/${created.result.id}/runs`, owner.session)).result,
+                (runs: any[]) => runs.length === 1 && runs[0].status === 'succeeded', 'the scheduled run');
+            expect(scheduled[0]).to.include({ trigger: 'schedule', scheduledFor: created.result.nextRunAt, exitCode: 0, driver: 'records' });
+            const next = (await call('GET', `/v1/apps/${app.name}/cron-jobs/${created.result.id}`, owner.session)).result;
+            expect(Date.parse(next.nextRunAt)).to.be.above(Date.parse(created.result.nextRunAt));
+
+            const manual = await call('POST', `/v1/apps/${app.name}/cron-jobs/${created.result.id}/run`, owner.session);
+            expect(manual.statusCode).to.equal(201);
+            expect(manual.result).to.include({ trigger: 'manual', status: 'queued' });
+            const done = await eventually(async () => (await call('GET', `/v1/apps/${app.name}/cron-jobs/${created.result.id}/runs/${manual.result.id}`, owner.session)).result,
+                (run: any) => run.status === 'succeeded', 'the manual run');
+            expect(done.finishedAt).to.be.a.string();
+            const logs = await call('GET', `/v1/apps/${app.name}/cron-jobs/${created.result.id}/runs/${manual.result.id}/logs`, owner.session);
+            expect(logs.result.map((line: { message: string }) => line.message)).to.equal([
+                `Run of \`node reports.js\` for ${app.name} started`, 'The records driver runs no user code: nothing was executed'
+            ]);
+        });
+
+        it('pause clears the next run, resume sets it again, and a deleted job fires no more', async () => {
+            const app = await createApp(instance.server, owner);
+            const created = await call('POST', `/v1/apps/${app.name}/cron-jobs`, owner.session, { name: 'hourly', schedule: '0 * * * *', command: 'node h.js' });
+            const paused = await call('PATCH', `/v1/apps/${app.name}/cron-jobs/${created.result.id}`, owner.session, { status: 'paused' });
+            expect(paused.result).to.include({ status: 'paused', nextRunAt: null });
+            const resumed = await call('PATCH', `/v1/apps/${app.name}/cron-jobs/${created.result.id}`, owner.session, { status: 'active', schedule: '30 * * * *' });
+            expect(new Date(resumed.result.nextRunAt).getUTCMinutes()).to.equal(30);
+            expect((await call('DELETE', `/v1/apps/${app.name}/cron-jobs/${created.result.id}`, owner.session)).statusCode).to.equal(204);
+
+            const knex = instance.server.app.knex;
+            await knex('jobs').where({ type: 'app-cron.fire' }).andWhere('idempotency_key', 'like', `app-cron:${created.result.id}:%`).update({ run_at: new Date().toISOString() });
+            await eventually(() => knex('jobs').where({ type: 'app-cron.fire' }).andWhere('idempotency_key', 'like', `app-cron:${created.result.id}:%`).whereNot({ status: 'succeeded' }),
+                (pending: unknown[]) => pending.length === 0, 'the stale fires to settle');
+            expect(await knex('app_cron_runs').where({ cron_job_id: created.result.id })).to.equal([]);
+        });
+    });
+});
