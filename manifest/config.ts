@@ -5,18 +5,29 @@ import * as Path from 'node:path';
 import Joi from 'joi';
 
 import { parseDatabaseUrl, type DatabaseConfig } from '../lib/db/knex';
+import { ACTIONS } from '../lib/mcp/platform-tools';
+import { READONLY } from '../lib/mcp/selection';
+import { PLATFORM_TOOL_KINDS } from './routes/mcp-tools';
 
 // The environment, read once, validated, with defaults that make `npm start` work on a laptop. Everything else in
 // the codebase receives options; nothing else reads process.env.
-export interface Config {
+
+/** What the MCP server needs: no database and no secret, so it can run alone on another machine. */
+export interface McpConfig {
     nodeEnv: string | null;
     production: boolean;
     host: string;
-    port: number;
     mcpPort: number;
     publicUrl: string;
     mcpPublicUrl: string;
     apiBaseUrl: string;
+    mcpReadOnly: boolean;
+    mcpAllowedTools: string[] | null;                           // null: every offered tool
+    mcpAllowedOrigins: string[];
+}
+
+export interface Config extends McpConfig {
+    port: number;
     dataDir: string;
     database: DatabaseConfig;
     redisUrl: string | null;
@@ -29,6 +40,10 @@ export interface Config {
 const port = Joi.number().integer().min(0).max(65535);
 const url = Joi.string().uri({ scheme: ['http', 'https'] });
 const secret = Joi.string().min(32);
+const list = (item: Joi.StringSchema) => Joi.array().items(item).single().min(1);
+const toolGroups = PLATFORM_TOOL_KINDS.map((spec) => spec.kind);
+const toolNames = [READONLY, ...toolGroups, ...toolGroups.flatMap((group) => ACTIONS.map((action) => `${group}_${action}`))];
+const origin = Joi.string().pattern(/^(\*|https?:\/\/[^/?#\s]+)$/, 'origin');
 
 const schema = Joi.object({
     NODE_ENV: Joi.string().allow(''),
@@ -44,8 +59,16 @@ const schema = Joi.object({
     SESSION_SECRET: secret,
     ENCRYPTION_KEY: secret,
     SIGNUP_ENABLED: Joi.boolean().truthy('1').falsy('0').default(true),
-    PASSWORD_HASH_COST: Joi.number().integer().valid(1024, 2048, 4096, 8192, 16384, 32768, 65536).default(16384)
+    PASSWORD_HASH_COST: Joi.number().integer().valid(1024, 2048, 4096, 8192, 16384, 32768, 65536).default(16384),
+    MCP_READ_ONLY: Joi.boolean().truthy('1').falsy('0').default(false),
+    MCP_ALLOWED_TOOLS: Joi.string().allow(''),
+    MCP_ALLOWED_ORIGINS: Joi.string().allow('')
 }).unknown(true);
+
+const lists = Joi.object({
+    MCP_ALLOWED_TOOLS: list(Joi.string().valid(...toolNames)),
+    MCP_ALLOWED_ORIGINS: list(origin)
+});
 
 const hints: Record<string, string> = {
     PORT: 'a port number such as 3000',
@@ -55,32 +78,58 @@ const hints: Record<string, string> = {
     PUBLIC_URL: 'an http(s) URL such as https://api.example.com',
     MCP_PUBLIC_URL: 'an http(s) URL such as https://mcp.example.com',
     API_BASE_URL: 'an http(s) URL such as http://127.0.0.1:3000',
-    DATABASE_URL: 'postgres://user:password@host:5432/database, or leave it unset for SQLite in DATA_DIR'
+    DATABASE_URL: 'postgres://user:password@host:5432/database, or leave it unset for SQLite in DATA_DIR',
+    MCP_READ_ONLY: 'true or false',
+    MCP_ALLOWED_TOOLS: `a comma list of tool names (such as projects_list) and groups (${toolGroups.join(', ')}), optionally with ${READONLY}`,
+    MCP_ALLOWED_ORIGINS: 'a comma list of origins such as https://app.example.com,http://localhost:6274, or *'
 };
 
 export class ConfigError extends Error { }
 
-export function loadConfig(env: NodeJS.ProcessEnv): Config {
+function validated(env: NodeJS.ProcessEnv): Record<string, any> {
+    const split = (name: string) => env[name]?.split(',').map((item) => item.trim()).filter(Boolean);
     const { value, error } = schema.validate(env, { abortEarly: true, convert: true });
-    if (error) {
-        const name = String(error.details[0]?.path[0] ?? 'a setting');
+    const { error: listError } = lists.validate({ MCP_ALLOWED_TOOLS: split('MCP_ALLOWED_TOOLS'), MCP_ALLOWED_ORIGINS: split('MCP_ALLOWED_ORIGINS') });
+    const problem = error ?? listError;
+    if (problem) {
+        const name = String(problem.details[0]?.path[0] ?? 'a setting');
         throw new ConfigError(`${name} is not valid: set it to ${hints[name] ?? 'a valid value'}, or leave it unset for the default.`);
     }
 
-    const production = value.NODE_ENV === 'production';
-    const dataDir = Path.resolve(value.DATA_DIR);
-    const publicUrl = stripSlash(value.PUBLIC_URL ?? `http://localhost:${value.PORT}`);
-    const secrets = production ? givenSecrets(value) : generatedSecrets(value, dataDir);
+    return { ...value, MCP_ALLOWED_TOOLS: split('MCP_ALLOWED_TOOLS'), MCP_ALLOWED_ORIGINS: split('MCP_ALLOWED_ORIGINS') };
+}
 
+function mcpSettings(value: Record<string, any>): McpConfig {
+    const publicUrl = stripSlash(value.PUBLIC_URL ?? `http://localhost:${value.PORT}`);
+    const mcpPublicUrl = stripSlash(value.MCP_PUBLIC_URL ?? `http://localhost:${value.MCP_PORT}`);
     return {
         nodeEnv: value.NODE_ENV || null,
-        production,
+        production: value.NODE_ENV === 'production',
         host: value.HOST,
-        port: value.PORT,
         mcpPort: value.MCP_PORT,
         publicUrl,
-        mcpPublicUrl: stripSlash(value.MCP_PUBLIC_URL ?? `http://localhost:${value.MCP_PORT}`),
+        mcpPublicUrl,
         apiBaseUrl: stripSlash(value.API_BASE_URL ?? publicUrl),
+        mcpReadOnly: value.MCP_READ_ONLY,
+        mcpAllowedTools: value.MCP_ALLOWED_TOOLS ?? null,
+        mcpAllowedOrigins: value.MCP_ALLOWED_ORIGINS ?? [...new Set([new URL(mcpPublicUrl).origin, new URL(publicUrl).origin])]
+    };
+}
+
+/** The MCP server's settings alone: reads no secret and touches no data folder. */
+export function loadMcpConfig(env: NodeJS.ProcessEnv): McpConfig {
+    return mcpSettings(validated(env));
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv): Config {
+    const value = validated(env);
+    const mcp = mcpSettings(value);
+    const dataDir = Path.resolve(value.DATA_DIR);
+    const secrets = mcp.production ? givenSecrets(value) : generatedSecrets(value, dataDir);
+
+    return {
+        ...mcp,
+        port: value.PORT,
         dataDir,
         database: parseDatabaseUrl(value.DATABASE_URL, dataDir),
         redisUrl: value.REDIS_URL ?? null,
@@ -88,6 +137,16 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
         signupEnabled: value.SIGNUP_ENABLED,
         passwordCost: value.PASSWORD_HASH_COST
     };
+}
+
+/** stdio mode's credential: a session access token or an API key, in APP_TOKEN. Never logged, never echoed. */
+export function loadAppToken(env: NodeJS.ProcessEnv): string {
+    const token = env.APP_TOKEN?.trim().replace(/^Bearer +/i, '');
+    if (!token || /\s/.test(token)) {
+        throw new ConfigError('APP_TOKEN is not set: stdio mode acts with your credential; set it to an API key (svk_...) or a session access token.');
+    }
+
+    return token;
 }
 
 function givenSecrets(value: Record<string, string | undefined>) {

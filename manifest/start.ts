@@ -1,25 +1,68 @@
-import { deployment } from '.';
-import { ConfigError, loadConfig } from './config';
+import type { Server } from '@hapi/hapi';
 
-// `npm start`: the API on the configured port, with its URLs printed; SIGINT or SIGTERM drain and stop it.
-async function main(): Promise<void> {
+import { ApiUnreachableError } from '../lib/mcp/api-client';
+import { deployment, mcpDeployment } from '.';
+import { ConfigError, loadAppToken, loadConfig, loadMcpConfig, type McpConfig } from './config';
+import { DOCS_MCP_PATH } from './mcp';
+import { runStdio, StdioStartError } from './stdio';
+
+// `npm start` runs the API and the MCP server in one process on two ports (the MCP server reaches the API
+// in-process) and prints their URLs. `node dist/manifest/start.js api|mcp` runs one alone (the MCP server alone
+// reaches the API over HTTP at API_BASE_URL); `... stdio` serves MCP over standard input and output with APP_TOKEN.
+// SIGINT or SIGTERM drain and stop the servers.
+const MODES = ['all', 'api', 'mcp', 'stdio'] as const;
+type Mode = typeof MODES[number];
+
+const print = (lines: string[]) => process.stdout.write([...lines, '', ''].join('\n'));
+
+function mcpLines(config: McpConfig, server: Server): string[] {
+    return [
+        `  MCP        ${config.mcpPublicUrl}/mcp   (listening on ${server.info.uri}; API at ${config.apiBaseUrl})`,
+        `  MCP docs   ${config.mcpPublicUrl}${DOCS_MCP_PATH}   (no credential)`
+    ];
+}
+
+async function start(mode: Exclude<Mode, 'stdio'>): Promise<Server[]> {
+    if (mode === 'mcp') {
+        const config = loadMcpConfig(process.env);
+        const mcp = await mcpDeployment({ config, start: true });
+        print(['', 'Hostless MCP server is running', ...mcpLines(config, mcp)]);
+        return [mcp];
+    }
+
     const config = loadConfig(process.env);
-    const server = await deployment({ config, start: true });
+    const api = await deployment({ config, start: true });
+    const mcp = mode === 'all' ? await mcpDeployment({ config, api, start: true }) : null;
     const where = config.database.client === 'sqlite' ? `SQLite at ${config.database.filename}` : 'PostgreSQL (DATABASE_URL)';
-
-    process.stdout.write([
+    print([
         '',
         `Hostless is running (${where})`,
-        `  API        ${config.publicUrl}/v1   (listening on ${server.info.uri})`,
+        `  API        ${config.publicUrl}/v1   (listening on ${api.info.uri})`,
         `  Health     ${config.publicUrl}/readyz`,
-        `  Register   curl -X POST ${config.publicUrl}/v1/auth/register -H 'content-type: application/json' -d '{"email":"you@example.com","password":"a long password"}'`,
-        '',
-        ''
-    ].join('\n'));
+        ...(mcp ? mcpLines(config, mcp) : []),
+        `  Register   curl -X POST ${config.publicUrl}/v1/auth/register -H 'content-type: application/json' -d '{"email":"you@example.com","password":"a long password"}'`
+    ]);
+    return mcp ? [mcp, api] : [api];
+}
 
+async function main(): Promise<void> {
+    const mode = (process.argv[2] ?? 'all') as Mode;
+    if (!MODES.includes(mode)) {
+        throw new ConfigError(`Unknown mode "${process.argv[2]}": start with no argument (API and MCP server), or with one of ${MODES.join(', ')}.`);
+    }
+
+    if (mode === 'stdio') {
+        await runStdio(loadMcpConfig(process.env), loadAppToken(process.env), (line) => process.stderr.write(line));
+        return;
+    }
+
+    const servers = await start(mode);
     const stop = async (signal: string) => {
         process.stdout.write(`\n${signal}: stopping (in-flight requests finish first)\n`);
-        await server.stop({ timeout: 10_000 });
+        for (const server of servers) {
+            await server.stop({ timeout: 10_000 });
+        }
+
         process.exit(0);
     };
 
@@ -28,6 +71,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: Error) => {
-    process.stderr.write(`${err instanceof ConfigError ? err.message : err.stack ?? err.message}\n`);
+    const expected = err instanceof ConfigError || err instanceof StdioStartError || err instanceof ApiUnreachableError;
+    process.stderr.write(`${expected ? err.message : err.stack ?? err.message}\n`);
     process.exit(1);
 });
