@@ -1,16 +1,14 @@
 import type { Server } from '@hapi/hapi';
 
-import { ApiUnreachableError } from '../lib/mcp/api-client';
 import { deployment, mcpDeployment } from '.';
-import { ConfigError, loadAppToken, loadConfig, loadMcpConfig, type McpConfig } from './config';
+import { ConfigError, loadConfig, loadMcpConfig, type McpConfig } from './config';
 import { DOCS_MCP_PATH } from './mcp';
-import { runStdio, StdioStartError } from './stdio';
 
 // `npm start` runs the API and the MCP server in one process on two ports (the MCP server reaches the API
 // in-process) and prints their URLs. `node dist/manifest/start.js api|mcp` runs one alone (the MCP server alone
-// reaches the API over HTTP at API_BASE_URL); `... stdio` serves MCP over standard input and output with APP_TOKEN.
-// SIGINT or SIGTERM drain and stop the servers.
-const MODES = ['all', 'api', 'mcp', 'stdio'] as const;
+// reaches the API over HTTP at API_BASE_URL). SIGINT or SIGTERM drain and stop the servers. stdio mode has its own
+// entry, manifest/stdio.ts.
+const MODES = ['all', 'api', 'mcp'] as const;
 type Mode = typeof MODES[number];
 
 const print = (lines: string[]) => process.stdout.write([...lines, '', ''].join('\n'));
@@ -22,7 +20,7 @@ function mcpLines(config: McpConfig, server: Server): string[] {
     ];
 }
 
-async function start(mode: Exclude<Mode, 'stdio'>): Promise<Server[]> {
+async function start(mode: Mode): Promise<Server[]> {
     if (mode === 'mcp') {
         const config = loadMcpConfig(process.env);
         const mcp = await mcpDeployment({ config, start: true });
@@ -51,11 +49,6 @@ async function main(): Promise<void> {
         throw new ConfigError(`Unknown mode "${process.argv[2]}": start with no argument (API and MCP server), or with one of ${MODES.join(', ')}.`);
     }
 
-    if (mode === 'stdio') {
-        await runStdio(loadMcpConfig(process.env), loadAppToken(process.env), (line) => process.stderr.write(line));
-        return;
-    }
-
     const servers = await start(mode);
     const stop = async (signal: string) => {
         process.stdout.write(`\n${signal}: stopping (in-flight requests finish first)\n`);
@@ -71,7 +64,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: Error) => {
-    const expected = err instanceof ConfigError || err instanceof StdioStartError || err instanceof ApiUnreachableError;
-    process.stderr.write(`${expected ? err.message : err.stack ?? err.message}\n`);
+    process.stderr.write(`${err instanceof ConfigError ? err.message : err.stack ?? err.message}\n`);
     process.exit(1);
 });

@@ -2,7 +2,8 @@ import * as Fs from 'node:fs';
 import * as Path from 'node:path';
 
 // The documentation folder, read once and indexed for ranked search: Okapi BM25 over tokenized page text, with words
-// of the title and headings counted more than body words. Page paths are file paths without the extension
+// of the title and headings counted more than body words, plus a bonus for query words in the title (in a small
+// corpus the words of a page's subject appear on most pages, where BM25 alone barely tells them apart). Page paths are file paths without the extension
 // (`index` for index.md, `guides/deploy` for guides/deploy.md), as on the public docs site.
 
 export interface DocPage {
@@ -23,6 +24,7 @@ const K1 = 1.2;
 const B = 0.75;
 const TITLE_WEIGHT = 3;
 const HEADING_WEIGHT = 2;
+const TITLE_BONUS = 1;                                          // added in proportion to the query words in the title
 const SNIPPET_LENGTH = 240;
 
 const STOPWORDS = new Set(('a an and are as at be by can do does for from has have how i if in into is it its of on or ' +
@@ -44,11 +46,10 @@ function stem(word: string): string {
         out = out.slice(0, -1);
     }
 
-    if (out.length > 5 && out.endsWith('ing')) {
-        out = out.slice(0, -3);
-    }
-    else if (out.length > 4 && out.endsWith('ed')) {
-        out = out.slice(0, -2);
+    const suffix = out.length > 5 && out.endsWith('ing') ? 3 : out.length > 4 && out.endsWith('ed') ? 2 : 0;
+    if (suffix) {
+        out = out.slice(0, -suffix);
+        out = /([^aeiouls])\1$/.test(out) ? out.slice(0, -1) : out;                  // embedding -> embed
     }
 
     return out.length > 4 && out.endsWith('e') ? out.slice(0, -1) : out;
@@ -57,6 +58,7 @@ function stem(word: string): string {
 interface Entry {
     page: DocPage;
     terms: Map<string, number>;
+    title: Set<string>;
     length: number;
 }
 
@@ -106,6 +108,7 @@ export class DocsIndex {
             }
 
             if (score > 0) {
+                score += TITLE_BONUS * terms.filter((term) => entry.title.has(term)).length / terms.length;
                 hits.push({ page: entry.page, score: Math.round(score * 1000) / 1000, snippet: snippet(entry.page.text, terms) });
             }
         }
@@ -130,10 +133,10 @@ function weigh(page: DocPage): Entry {
 
     add(page.title, TITLE_WEIGHT);
     for (const line of page.text.split('\n')) {
-        add(line, /^#{2,6} /.test(line) ? HEADING_WEIGHT : 1);
+        add(line.replace(/\]\([^)]*\)/g, ']'), /^#{2,6} /.test(line) ? HEADING_WEIGHT : 1);      // link targets are not words
     }
 
-    return { page, terms, length };
+    return { page, terms, title: new Set(tokenize(page.title)), length };
 }
 
 /** The paragraph that holds the most query terms, cut to a few lines around the first of them. */

@@ -1,5 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ListToolsRequestSchema, type CallToolResult, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 
 // A tool is data (name, schemas, annotations, the group it is selected by) plus a handler. Definitions are built
@@ -27,7 +27,7 @@ export interface ServerInfo {
     instructions: string;
 }
 
-/** A new McpServer offering exactly these tools (an empty selection still answers tools/list, with no tools). */
+/** A new McpServer offering exactly these tools (an empty selection still answers tools/list and tools/call). */
 export function buildServer(info: ServerInfo, tools: readonly Tool[]): McpServer {
     const server = new McpServer({ name: info.name, version: info.version }, { instructions: info.instructions });
     for (const tool of tools) {
@@ -43,6 +43,7 @@ export function buildServer(info: ServerInfo, tools: readonly Tool[]): McpServer
     if (!tools.length) {
         server.server.registerCapabilities({ tools: {} });
         server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [] }));
+        server.server.setRequestHandler(CallToolRequestSchema, (request) => failure(`Tool ${request.params.name} not found: no tool is offered to this request`));
     }
 
     return server;
