@@ -142,8 +142,12 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
 /** stdio mode's credential: a session access token or an API key, in APP_TOKEN. Never logged, never echoed. */
 export function loadAppToken(env: NodeJS.ProcessEnv): string {
     const token = env.APP_TOKEN?.trim().replace(/^Bearer +/i, '');
-    if (!token || /\s/.test(token)) {
+    if (!token) {
         throw new ConfigError('APP_TOKEN is not set: stdio mode acts with your credential; set it to an API key (svk_...) or a session access token.');
+    }
+
+    if (/\s/.test(token)) {
+        throw new ConfigError('APP_TOKEN is not valid: set it to one API key (svk_...) or one session access token, without spaces.');
     }
 
     return token;

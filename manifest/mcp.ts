@@ -2,11 +2,14 @@ import * as Fs from 'node:fs';
 import * as Path from 'node:path';
 
 import type { Manifest } from '../lib/compose';
+import { renderToolList } from '../lib/docs/mcp-page';
 import type { ApiClient } from '../lib/mcp/api-client';
+import { DocsIndex } from '../lib/mcp/docs-index';
 import type { RouteTable } from '../lib/route-table';
 import { logPlugin } from '../plugins/log';
 import { mcpDocsPlugin } from '../plugins/mcp-docs';
-import { mcpPlatformPlugin } from '../plugins/mcp-platform';
+import { docsTools } from '../plugins/mcp-docs/tools';
+import { mcpPlatformPlugin, platformCatalogue } from '../plugins/mcp-platform';
 import type { McpConfig } from './config';
 import pkg from '../package.json';
 
@@ -28,6 +31,11 @@ export function docsDir(): string {
     }
 
     throw new Error(`No docs/ folder with an index.md above ${__dirname}: the MCP documentation tools serve it`);
+}
+
+/** The generated tool list of docs/mcp.md: every documentation tool, and all 30 platform tools, offered or not. */
+export function mcpToolList(): string {
+    return renderToolList(docsTools(new DocsIndex([])), platformCatalogue({ readOnly: false, allowedTools: null }).all);
 }
 
 // The MCP server: its own hapi server and port, with no database and no token of its own. Platform tools act with

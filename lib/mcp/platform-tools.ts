@@ -56,7 +56,7 @@ function access(row: RouteRow): string {
 function keyField(spec: KindTools, purpose: string) {
     return spec.key === 'projectId'
         ? projectId().describe(`The project ${purpose} (prj_..., from projects_list).`)
-        : resourceName().describe(`The ${spec.noun}'s name ${purpose}.`);
+        : resourceName().describe(`The name of the ${spec.noun} ${purpose}.`);
 }
 
 function inputSchema(spec: KindTools, action: Action): z.ZodObject {
