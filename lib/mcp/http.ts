@@ -1,30 +1,43 @@
+import * as Boom from '@hapi/boom';
 import Hoek from '@hapi/hoek';
-import type { Lifecycle, Request, ResponseObject, ResponseToolkit, RouteOptions, Server } from '@hapi/hapi';
+import type { Lifecycle, Request, ResponseObject, ResponseToolkit, RouteOptions, RouteOptionsPayload, Server } from '@hapi/hapi';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 
 import type { RouteTable } from '../route-table';
 
-// MCP over streamable HTTP inside hapi, stateless: every POST gets a new McpServer and a new transport, and the SDK
-// reads the body and writes the response itself (hapi's inject() cannot drive it; tests use real HTTP).
+// MCP over streamable HTTP inside hapi, stateless: every POST gets a new McpServer and a new transport. hapi parses
+// the JSON body and owns the response (security headers, logs); the SDK's web-standard transport gets the headers
+// the protocol reads and the parsed message, and answers with plain JSON (no event stream). The caller's
+// Authorization header is not handed to the SDK: tools receive the credential from the route, nothing else does.
+const PROTOCOL_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'];
 
 /** Serves one JSON-RPC POST with a server built for this request alone. */
-export async function serveMcp(request: Request, h: ResponseToolkit, server: McpServer): Promise<symbol> {
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    const res = request.raw.res;
-    res.on('close', () => {
-        void transport.close();
-        void server.close();
-    });
-
+export async function serveMcp(request: Request, h: ResponseToolkit, server: McpServer): Promise<ResponseObject> {
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
-    await transport.handleRequest(request.raw.req, res);
-    return h.abandon;
+    try {
+        const headers = new Headers();
+        for (const name of PROTOCOL_HEADERS) {
+            const value = request.headers[name];
+            if (typeof value === 'string') {
+                headers.set(name, value);
+            }
+        }
+
+        const answer = await transport.handleRequest(new Request(request.url.href, { method: 'POST', headers }), { parsedBody: request.payload });
+        const response = h.response(answer.body ? await answer.text() : undefined).code(answer.status);
+        answer.headers.forEach((value, name) => void response.header(name, value));
+        return response;
+    }
+    finally {
+        await server.close();
+    }
 }
 
 /** An HTTP-level refusal on an MCP endpoint, in the JSON-RPC error shape the SDK uses for its own. */
-export function rpcRefusal(h: ResponseToolkit, status: number, message: string): ResponseObject {
-    return h.response({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }).code(status);
+export function rpcRefusal(h: ResponseToolkit, status: number, message: string, code = -32000): ResponseObject {
+    return h.response({ jsonrpc: '2.0', error: { code, message }, id: null }).code(status);
 }
 
 export const methodNotAllowed: Lifecycle.Method = (_request, h) =>
@@ -89,5 +102,17 @@ export function mountTable(server: Server, table: RouteTable, routes: Record<str
     }
 }
 
-/** Payload options for an MCP POST: hapi leaves the body unread, so the SDK parses it (and answers parse errors). */
-export const MCP_PAYLOAD = { parse: false, output: 'stream' } as const;
+/**
+ * Payload options for an MCP POST: JSON up to 4 MiB (the SDK's own limit), parsed by hapi after authentication;
+ * a body that cannot be read is answered in the JSON-RPC shape the SDK uses (-32700 for malformed JSON).
+ */
+export const MCP_PAYLOAD: RouteOptionsPayload = {
+    parse: true,
+    allow: 'application/json',
+    maxBytes: 4 * 1024 * 1024,
+    protoAction: 'error',
+    failAction: (_request, h, err) => {
+        const status = Boom.isBoom(err) ? err.output.statusCode : 400;
+        return rpcRefusal(h, status, status === 400 ? 'Parse error: Invalid JSON' : (err as Boom.Boom).message, status === 400 ? -32700 : -32000).takeover();
+    }
+};

@@ -14,7 +14,6 @@ export const logPlugin: NamedPlugin<LogPluginOptions> = {
         const emit = (entry: Record<string, unknown>) => options.write(`${redact(JSON.stringify({ time: new Date().toISOString(), ...entry }))}\n`);
 
         server.events.on('response', (request: Request) => {
-            // A handler that wrote the raw response itself (the MCP transport) leaves hapi's response empty.
             const response = request.response as { statusCode?: number; output?: { statusCode: number } } | null;
             const credentials = request.auth.credentials;
             emit({
@@ -22,7 +21,7 @@ export const logPlugin: NamedPlugin<LogPluginOptions> = {
                 route: request.route.settings.id ?? null,
                 method: request.method.toUpperCase(),
                 path: request.path,
-                status: response?.statusCode ?? response?.output?.statusCode ?? (request.raw.res.headersSent ? request.raw.res.statusCode : null),
+                status: response?.statusCode ?? response?.output?.statusCode ?? null,
                 ms: Date.now() - request.info.received,
                 via: credentials?.via ?? null,
                 credentialId: credentials?.credentialId ?? null

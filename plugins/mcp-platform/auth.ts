@@ -29,16 +29,16 @@ export function caller(request: Request): McpCaller {
 
 /** The header when it is one `svk_...`, `Bearer svk_...` or `Bearer <token>`; null when missing, malformed or repeated. */
 export function wellFormedAuthorization(request: Request): string | null {
-    const raw = request.raw.req.rawHeaders;
+    const raw = request.raw.req.rawHeaders ?? [];                 // server.inject has none: it cannot send a header twice
     let count = 0;
     for (let i = 0; i < raw.length; i += 2) {
-        if (raw[i]!.toLowerCase() === 'authorization') {
+        if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization') {
             ++count;
         }
     }
 
     const header = request.headers.authorization as string | undefined;
-    if (count !== 1 || !header) {
+    if (count > 1 || !header) {
         return null;
     }
 
