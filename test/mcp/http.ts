@@ -203,9 +203,38 @@ describe('the MCP server over HTTP', () => {
         });
 
         it('answers a malformed body with the JSON-RPC parse error', async () => {
-            const res = await post(`${instance.url}/mcp/docs`, '{not json');
-            expect(res.status).to.equal(400);
-            expect((await res.json() as any).error.code).to.equal(-32700);
+            for (const body of ['{not json', '{}', 'null', '{"__proto__":{"x":1},"jsonrpc":"2.0","id":1,"method":"tools/list"}']) {
+                const res = await post(`${instance.url}/mcp/docs`, body);
+                expect(res.status, body).to.equal(400);
+                expect((await res.json() as any).error.code, body).to.equal(-32700);
+            }
+        });
+
+        it('refuses another content type with 415, a body over 4 MiB with 413 and an unsupported protocol version with 400', async () => {
+            const plain = await fetch(`${instance.url}/mcp/docs`, { method: 'POST', headers: { 'content-type': 'text/plain', accept: 'application/json, text/event-stream' }, body: '{}' });
+            expect(plain.status).to.equal(415);
+            expect((await plain.json() as any).error.message).to.equal('Unsupported Media Type');
+            const large = await post(`${instance.url}/mcp/docs`, `"${'a'.repeat(4 * 1024 * 1024)}"`);
+            expect(large.status).to.equal(413);
+            const version = await post(`${instance.url}/mcp/docs`, LIST_TOOLS, { 'mcp-protocol-version': '1999-01-01' });
+            expect(version.status).to.equal(400);
+            expect((await version.json() as any).error.message as string).to.startWith('Bad Request: Unsupported protocol version: 1999-01-01');
+        });
+
+        it('answers a notification with 202 and no body, and an unknown method with the JSON-RPC error', async () => {
+            const notification = await post(`${instance.url}/mcp/docs`, { jsonrpc: '2.0', method: 'notifications/initialized' });
+            expect(notification.status).to.equal(202);
+            expect(await notification.text()).to.equal('');
+            const unknown = await post(`${instance.url}/mcp/docs`, { jsonrpc: '2.0', id: 3, method: 'nope' });
+            expect(unknown.status).to.equal(200);
+            expect(await unknown.json()).to.equal({ jsonrpc: '2.0', id: 3, error: { code: -32601, message: 'Method not found' } });
+        });
+
+        it('sends the security headers on MCP answers', async () => {
+            const res = await post(`${instance.url}/mcp/docs`, LIST_TOOLS);
+            expect(res.headers.get('x-content-type-options')).to.equal('nosniff');
+            expect(res.headers.get('x-frame-options')).to.equal('DENY');
+            expect(res.headers.get('content-type')!).to.startWith('application/json');
         });
     });
 
