@@ -4,7 +4,7 @@ import type { Lifecycle, Request, ResponseObject, ResponseToolkit, RouteOptions,
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 
-import type { RouteTable } from '../route-table';
+import { pairHandlers, type RouteTable } from '../route-table';
 
 // MCP over streamable HTTP inside hapi, stateless: every POST gets a new McpServer and a new transport. hapi parses
 // the JSON body and owns the response (security headers, logs); the SDK's web-standard transport gets the headers
@@ -77,16 +77,9 @@ export interface McpRoute {
     options?: Pick<RouteOptions, 'payload' | 'ext'>;
 }
 
-/** Mounts every row of an MCP route table; a row without a handler, or a handler without a row, stops the boot. */
+/** Mounts every row of an MCP route table with its handler (see pairHandlers): public rows open, the rest behind `strategy`. */
 export function mountTable(server: Server, table: RouteTable, routes: Record<string, McpRoute>, strategy: string | null): void {
-    const ids = new Set(table.rows.map((row) => row.id));
-    for (const id of Object.keys(routes)) {
-        Hoek.assert(ids.has(id), 'Handler', id, 'has no row in the', table.family, 'route table');
-    }
-
-    for (const row of table.rows) {
-        const route = routes[row.id];
-        Hoek.assert(route, 'Route', row.id, 'of the', table.family, 'table has no handler');
+    for (const [row, route] of pairHandlers(table, routes)) {
         Hoek.assert(row.auth === 'public' || strategy, 'Route', row.id, 'needs a credential but the', table.family, 'plugin has no auth strategy');
         server.route({
             method: row.method,

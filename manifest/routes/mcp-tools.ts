@@ -7,6 +7,15 @@ import type { KindTools } from '../../lib/mcp/platform-tools';
 // kind's tools are offered once the API mounts its routes, and test/mcp/catalogue.ts holds the two in step.
 const projectName = () => z.string().trim().min(1).max(64);
 
+/** A kind addressed by name: its family's list/get/create/patch/delete rows, the REST body passed through. */
+const byName = (family: string, get = 'get') => ({
+    key: 'name' as const,
+    routes: { list: `${family}.list`, get: `${family}.${get}`, create: `${family}.create`, patch: `${family}.patch`, delete: `${family}.delete` },
+    createFields: {},
+    patchFields: {},
+    moreFields: true
+});
+
 export const PLATFORM_TOOL_KINDS: readonly KindTools[] = [
     {
         kind: 'projects', offered: true, noun: 'project', plural: 'projects', key: 'projectId',
@@ -16,34 +25,9 @@ export const PLATFORM_TOOL_KINDS: readonly KindTools[] = [
         patchFields: { name: projectName().describe('The new display name, 1 to 64 characters.') },
         moreFields: false
     },
-    {
-        kind: 'apps', offered: false, noun: 'app', plural: 'apps', key: 'name',
-        about: 'Apps are long-running web services built from a Git repository; they are addressed by name.',
-        routes: { list: 'apps.list', get: 'apps.get', create: 'apps.create', patch: 'apps.patch', delete: 'apps.delete' },
-        createFields: {}, patchFields: {}, moreFields: true
-    },
-    {
-        kind: 'sites', offered: false, noun: 'site', plural: 'sites', key: 'name',
-        about: 'Sites are static websites built from a repository or an uploaded archive; they are addressed by name.',
-        routes: { list: 'sites.list', get: 'sites.get', create: 'sites.create', patch: 'sites.patch', delete: 'sites.delete' },
-        createFields: {}, patchFields: {}, moreFields: true
-    },
-    {
-        kind: 'workers', offered: false, noun: 'worker', plural: 'workers', key: 'name',
-        about: 'Workers are background processes without a public port; they are addressed by name.',
-        routes: { list: 'workers.list', get: 'workers.get', create: 'workers.create', patch: 'workers.patch', delete: 'workers.delete' },
-        createFields: {}, patchFields: {}, moreFields: true
-    },
-    {
-        kind: 'cron_jobs', offered: false, noun: 'cron job', plural: 'cron jobs', key: 'name',
-        about: 'Cron jobs run a command on a schedule (the standalone /cron-jobs family); they are addressed by name.',
-        routes: { list: 'cronJobs.list', get: 'cronJobs.get', create: 'cronJobs.create', patch: 'cronJobs.patch', delete: 'cronJobs.delete' },
-        createFields: {}, patchFields: {}, moreFields: true
-    },
-    {
-        kind: 'databases', offered: false, noun: 'database', plural: 'databases', key: 'name',
-        about: 'Databases are managed database servers; they are addressed by name, and get shows connection details.',
-        routes: { list: 'databases.list', get: 'databases.details', create: 'databases.create', patch: 'databases.patch', delete: 'databases.delete' },
-        createFields: {}, patchFields: {}, moreFields: true
-    }
+    { kind: 'apps', offered: false, noun: 'app', plural: 'apps', ...byName('apps'), about: 'Apps are long-running web services built from a Git repository; they are addressed by name.' },
+    { kind: 'sites', offered: false, noun: 'site', plural: 'sites', ...byName('sites'), about: 'Sites are static websites built from a repository or an uploaded archive; they are addressed by name.' },
+    { kind: 'workers', offered: false, noun: 'worker', plural: 'workers', ...byName('workers'), about: 'Workers are background processes without a public port; they are addressed by name.' },
+    { kind: 'cron_jobs', offered: false, noun: 'cron job', plural: 'cron jobs', ...byName('cronJobs'), about: 'Cron jobs run a command on a schedule (the standalone /cron-jobs family); they are addressed by name.' },
+    { kind: 'databases', offered: false, noun: 'database', plural: 'databases', ...byName('databases', 'details'), about: 'Databases are managed database servers; they are addressed by name, and get shows connection details.' }
 ];
