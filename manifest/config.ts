@@ -40,7 +40,7 @@ export interface Config extends McpConfig {
 const port = Joi.number().integer().min(0).max(65535);
 const url = Joi.string().uri({ scheme: ['http', 'https'] });
 const secret = Joi.string().min(32);
-const list = (item: Joi.StringSchema) => Joi.array().items(item).single().min(1);
+const list = (item: Joi.StringSchema) => Joi.array().items(item);
 const toolGroups = PLATFORM_TOOL_KINDS.map((spec) => spec.kind);
 const toolNames = [READONLY, ...toolGroups, ...toolGroups.flatMap((group) => ACTIONS.map((action) => `${group}_${action}`))];
 const origin = Joi.string().pattern(/^(\*|https?:\/\/[^/?#\s]+)$/, 'origin');
@@ -87,7 +87,10 @@ const hints: Record<string, string> = {
 export class ConfigError extends Error { }
 
 function validated(env: NodeJS.ProcessEnv): Record<string, any> {
-    const split = (name: string) => env[name]?.split(',').map((item) => item.trim()).filter(Boolean);
+    const split = (name: string) => {
+        const items = env[name]?.split(',').map((item) => item.trim()).filter(Boolean);
+        return items?.length ? items : undefined;                   // set but empty: the default
+    };
     const { value, error } = schema.validate(env, { abortEarly: true, convert: true });
     const { error: listError } = lists.validate({ MCP_ALLOWED_TOOLS: split('MCP_ALLOWED_TOOLS'), MCP_ALLOWED_ORIGINS: split('MCP_ALLOWED_ORIGINS') });
     const problem = error ?? listError;

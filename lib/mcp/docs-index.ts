@@ -3,8 +3,9 @@ import * as Path from 'node:path';
 
 // The documentation folder, read once and indexed for ranked search: Okapi BM25 over tokenized page text, with words
 // of the title and headings counted more than body words, plus a bonus for query words in the title (in a small
-// corpus the words of a page's subject appear on most pages, where BM25 alone barely tells them apart). Page paths are file paths without the extension
-// (`index` for index.md, `guides/deploy` for guides/deploy.md), as on the public docs site.
+// corpus the words of a page's subject appear on most pages, where BM25 alone barely tells them apart). Page paths
+// are file paths without the extension (`index` for index.md, `guides/deploy` for guides/deploy.md), as on the
+// public docs site.
 
 export interface DocPage {
     path: string;

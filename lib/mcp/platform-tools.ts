@@ -170,8 +170,12 @@ export function toolResult(tool: PlatformToolDefinition, args: Record<string, un
         return failure(`${tool.name} was refused by the API with ${status}${reason ? ` ${reason}` : ''}\n\n${JSON.stringify(error)}`);
     }
 
-    const label = (value: unknown) => isObject(value) ? String(value.name ?? value.id ?? '') : '';
-    if (tool.action === 'list' && Array.isArray(body)) {
+    const unexpected = () => failure(`${tool.name}: the API answered ${status} with an unexpected body\n\n${JSON.stringify(body)}`);
+    if (tool.action === 'list') {
+        if (!Array.isArray(body)) {
+            return unexpected();
+        }
+
         const cursor = nextCursor(response.link);
         const count = `${body.length} ${body.length === 1 ? tool.noun : tool.plural}`;
         return success(`${count}${cursor ? '; more remain: pass nextCursor as cursor' : ''}.`, { items: body, ...(cursor ? { nextCursor: cursor } : {}) });
@@ -182,11 +186,11 @@ export function toolResult(tool: PlatformToolDefinition, args: Record<string, un
     }
 
     if (!isObject(body)) {
-        return failure(`${tool.name}: the API answered ${status} with an unexpected body\n\n${JSON.stringify(body)}`);
+        return unexpected();
     }
 
-    const verb = { get: 'The', create: 'Created', patch: 'Changed' }[tool.action as 'get' | 'create' | 'patch'];
-    return success(`${verb} ${tool.noun} ${label(body)}.`, body);
+    const verb = { get: 'The', create: 'Created', patch: 'Changed' }[tool.action];
+    return success(`${verb} ${tool.noun} ${String(body.name ?? body.id ?? '')}.`, body);
 }
 
 /** The selected definitions as tools acting with one caller's Authorization header, on this deployment's API only. */

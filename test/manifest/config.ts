@@ -68,6 +68,7 @@ describe('configuration', () => {
             expect(config.mcpAllowedTools).to.equal(['projects', 'apps_list', 'readonly']);
             expect(config.mcpAllowedOrigins).to.equal(['https://app.example.com', 'http://localhost:6274']);
             expect(loadMcpConfig({ MCP_ALLOWED_ORIGINS: '*' }).mcpAllowedOrigins).to.equal(['*']);
+            expect(loadMcpConfig({ MCP_ALLOWED_TOOLS: ' ', MCP_ALLOWED_ORIGINS: '' })).to.include({ mcpAllowedTools: null, mcpAllowedOrigins: ['http://localhost:3001', 'http://localhost:3000'] });
         });
 
         it('stop the boot on an unknown tool, an origin with a path, or a flag that is not a boolean', () => {

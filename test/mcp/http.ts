@@ -1,6 +1,7 @@
 import * as Code from '@hapi/code';
 import * as Lab from '@hapi/lab';
 
+import { runCli } from '../../manifest/cli';
 import { mcpMountedTables } from '../../manifest/mcp';
 import { MCP_ROUTE_TABLES } from '../../manifest/routes/mcp';
 import { caller, createKey, register, type TestUser } from '../helpers/api';
@@ -180,6 +181,16 @@ describe('the MCP server over HTTP', () => {
             finally {
                 await client.close();
             }
+        });
+
+        it('refuses a disabled user\'s key with 401 at the next request', async () => {
+            const other = await register(instance.api.server, 'mcp-disabled');
+            const otherKey = (await createKey(instance.api.server, other, ['projects:read'])).token;
+            expect((await post(`${instance.url}/mcp`, LIST_TOOLS, { authorization: otherKey })).status).to.equal(200);
+            expect(await runCli(['user', 'disable', other.email], instance.api.config, () => { })).to.equal(0);
+            const res = await post(`${instance.url}/mcp`, LIST_TOOLS, { authorization: otherKey });
+            expect(res.status).to.equal(401);
+            expect(res.headers.get('www-authenticate')).to.equal(`Bearer error="invalid_token", error_description="Account is disabled", resource_metadata="${METADATA_URL}"`);
         });
 
         it('refuses a session token with 401 once the session has logged out', async () => {
