@@ -1,6 +1,7 @@
 // `npm run bench`: throughput ratios measured in one run, against a baseline run beside them. No timing is asserted
 // anywhere: the numbers are printed for a person to read.
 import * as ChildProcess from 'node:child_process';
+import * as Os from 'node:os';
 import * as Path from 'node:path';
 
 import autocannon from 'autocannon';
@@ -9,13 +10,18 @@ interface Target {
     label: string;
     url: string;
     headers?: Record<string, string>;
+    method?: 'GET' | 'POST';
+    body?: string;
 }
+
+// The list measured through MCP and directly, with the same key: apps_list against GET /v1/apps (the issue's target).
+const MCP_LIST = { tool: 'apps_list', rest: '/v1/apps' };
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 async function load(target: Target, duration: number): Promise<number> {
-    const result = await autocannon({ url: target.url, connections: 10, duration, headers: target.headers ?? {} });
+    const result = await autocannon({ url: target.url, connections: 10, duration, method: target.method ?? 'GET', headers: target.headers ?? {}, ...(target.body ? { body: target.body } : {}) });
     if (result.non2xx || result.errors) {
         throw new Error(`${target.label}: ${result.non2xx} non-2xx answers and ${result.errors} errors`);
     }
@@ -39,16 +45,50 @@ async function compare(baseline: Target, subject: Target): Promise<{ baseline: n
     return { ...result, ratio: result.subject / result.baseline };
 }
 
-function startServer(script: string): Promise<{ child: ChildProcess.ChildProcess; port: number; token: string }> {
+// On a machine with two or more CPUs and taskset, the server runs on CPU 0 and the load generator on CPU 1, so they
+// never compete for one core (run-to-run noise here is otherwise ±20%); elsewhere both float.
+const PINNED = process.env.BENCH_PINNED === '1';
+
+function startServer(script: string): Promise<{ child: ChildProcess.ChildProcess; port: number; mcpPort: number; token: string }> {
     return new Promise((resolve, reject) => {
-        const child = ChildProcess.fork(Path.join(__dirname, script), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-        child.once('message', (message: { port: number; token: string }) => resolve({ child, ...message }));
+        const file = Path.join(__dirname, script);
+        const child = PINNED
+            ? ChildProcess.spawn('taskset', ['-c', '0', process.execPath, file], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+            : ChildProcess.fork(file, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+        child.once('message', (message: { port: number; mcpPort: number; token: string }) => resolve({ child, ...message }));
         child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
     });
 }
 
+/** A tools/call of the list tool, checked once to succeed, so the load measures answers and not refusals. */
+async function mcpTarget(url: string, token: string): Promise<Target> {
+    const target: Target = {
+        label: MCP_LIST.tool,
+        url,
+        method: 'POST',
+        headers: { authorization: token, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: MCP_LIST.tool, arguments: {} } })
+    };
+    const answer = await fetch(url, { method: 'POST', headers: target.headers!, body: target.body! });
+    const body = await answer.json() as { result?: { isError?: boolean; content?: Array<{ text: string }> } };
+    if (answer.status !== 200 || !body.result || body.result.isError) {
+        throw new Error(`${MCP_LIST.tool} through MCP failed (${answer.status}): ${body.result?.content?.[0]?.text ?? JSON.stringify(body)}`);
+    }
+
+    return target;
+}
+
+function pinnable(): boolean {
+    return Os.cpus().length >= 2 && ChildProcess.spawnSync('taskset', ['-c', '1', 'true']).status === 0;
+}
+
 async function main(): Promise<void> {
-    console.log(`API benchmark: 10 connections, ${ROUNDS} alternating rounds of ${DURATION_S} s each, medians\n`);
+    if (!PINNED && !process.env.BENCH_UNPINNED && pinnable()) {
+        const rerun = ChildProcess.spawnSync('taskset', ['-c', '1', process.execPath, __filename], { stdio: 'inherit', env: { ...process.env, BENCH_PINNED: '1' } });
+        process.exit(rerun.status ?? 1);
+    }
+
+    console.log(`API benchmark: 10 connections, ${ROUNDS} alternating rounds of ${DURATION_S} s each, medians${PINNED ? "; server on CPU 0, load on CPU 1" : ""}\n`);
     const api = await startServer('api-server.js');
     try {
         const base = `http://127.0.0.1:${api.port}`;
@@ -62,6 +102,13 @@ async function main(): Promise<void> {
         console.log(`  ratio                        ${result.ratio.toFixed(3).padStart(8)}   (target >= 0.85)`);
         const trivial = await compare({ label: 'trivial', url: `${base}/bench/trivial` }, { label: 'trivial auth', url: `${base}/bench/trivial-auth`, headers: { authorization: api.token } });
         console.log(`  trivial ${trivial.baseline.toFixed(0)} vs trivial+auth ${trivial.subject.toFixed(0)}: auth costs ${(1e6 / trivial.subject - 1e6 / trivial.baseline).toFixed(1)} us`);
+
+        const mcp = await mcpTarget(`http://127.0.0.1:${api.mcpPort}/mcp`, api.token);
+        const listed = await compare({ label: `GET ${MCP_LIST.rest}`, url: `${base}${MCP_LIST.rest}`, headers: { authorization: api.token } }, mcp);
+        console.log(`\n${MCP_LIST.tool} through MCP (POST /mcp tools/call: introspection, a new McpServer, the REST call in-process)`);
+        console.log(`  ${`GET ${MCP_LIST.rest} directly`.padEnd(28)} ${listed.baseline.toFixed(0).padStart(8)} req/s`);
+        console.log(`  ${`${MCP_LIST.tool} through MCP`.padEnd(28)} ${listed.subject.toFixed(0).padStart(8)} req/s`);
+        console.log(`  ratio                        ${listed.ratio.toFixed(3).padStart(8)}   (target >= 0.5)`);
     }
     finally {
         api.child.send('stop');

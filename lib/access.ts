@@ -35,6 +35,11 @@ export function access(request: Request): Access {
     return resolved;
 }
 
+/** What GET /v1/auth/introspect answers about a live credential. */
+export function introspection(credentials: Pick<Access, 'user' | 'via' | 'credentialId' | 'scopes'>) {
+    return { userId: credentials.user.id, via: credentials.via, credentialId: credentials.credentialId, scopes: credentials.scopes, isAdmin: credentials.user.isAdmin };
+}
+
 /** Where a request came from, for the security event log. Forwarded-for headers are not trusted. */
 export function origin(request: Request): { ip: string | null } {
     return { ip: request.info.remoteAddress || null };

@@ -122,19 +122,26 @@ export function compileRow(row: RouteRow, kinds: readonly ResourceKind[]): Compi
     };
 }
 
-/** Mounts every row of a table with its handler; a row without a handler, or a handler without a row, stops the boot. */
-export function bindRoutes(server: Server, table: RouteTable, handlers: RouteHandlers): void {
-    const auth = server.plugins['hostless-auth'];
-    Hoek.assert(auth, 'Register the hostless-auth plugin before the', table.family, 'plugin: its routes need the access pipeline');
-
+/** Each row of a table with its handler; a row without a handler, or a handler without a row, stops the boot. */
+export function pairHandlers<H>(table: RouteTable, handlers: Readonly<Record<string, H>>): Array<[RouteRow, H]> {
     const ids = new Set(table.rows.map((row) => row.id));
     for (const id of Object.keys(handlers)) {
         Hoek.assert(ids.has(id), 'Handler', id, 'has no row in the', table.family, 'route table');
     }
 
-    for (const row of table.rows) {
-        const route = handlers[row.id];
-        Hoek.assert(route, 'Route', row.id, 'of the', table.family, 'table has no handler');
+    return table.rows.map((row) => {
+        const handler = handlers[row.id];
+        Hoek.assert(handler, 'Route', row.id, 'of the', table.family, 'table has no handler');
+        return [row, handler];
+    });
+}
+
+/** Mounts every row of a table with its handler (see pairHandlers). */
+export function bindRoutes(server: Server, table: RouteTable, handlers: RouteHandlers): void {
+    const auth = server.plugins['hostless-auth'];
+    Hoek.assert(auth, 'Register the hostless-auth plugin before the', table.family, 'plugin: its routes need the access pipeline');
+
+    for (const [row, route] of pairHandlers(table, handlers)) {
         Hoek.assert(row.auth !== 'webhook' || route.verify, 'Webhook route', row.id, 'needs a verify method');
         Hoek.assert(row.example, 'Route', row.id, 'has no example: the generated security tests need one before it is mounted');
 

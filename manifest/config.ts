@@ -6,18 +6,29 @@ import Joi from 'joi';
 
 import { parseDatabaseUrl, type DatabaseConfig } from '../lib/db/knex';
 import { DEFAULT_PRICE_LIST, PLAN_NAMES, type PriceList } from '../lib/plans';
+import { ACTIONS } from '../lib/mcp/platform-tools';
+import { READONLY } from '../lib/mcp/selection';
+import { PLATFORM_TOOL_KINDS } from './routes/mcp-tools';
 
 // The environment, read once, validated, with defaults that make `npm start` work on a laptop. Everything else in
 // the codebase receives options; nothing else reads process.env.
-export interface Config {
+
+/** What the MCP server needs: no database and no secret, so it can run alone on another machine. */
+export interface McpConfig {
     nodeEnv: string | null;
     production: boolean;
     host: string;
-    port: number;
     mcpPort: number;
     publicUrl: string;
     mcpPublicUrl: string;
     apiBaseUrl: string;
+    mcpReadOnly: boolean;
+    mcpAllowedTools: string[] | null;                           // null: every offered tool
+    mcpAllowedOrigins: string[];
+}
+
+export interface Config extends McpConfig {
+    port: number;
     dataDir: string;
     database: DatabaseConfig;
     redisUrl: string | null;
@@ -38,6 +49,10 @@ export interface Config {
 const port = Joi.number().integer().min(0).max(65535);
 const url = Joi.string().uri({ scheme: ['http', 'https'] });
 const secret = Joi.string().min(32);
+const list = (item: Joi.StringSchema) => Joi.array().items(item);
+const toolGroups = PLATFORM_TOOL_KINDS.map((spec) => spec.kind);
+const toolNames = [READONLY, ...toolGroups, ...toolGroups.flatMap((group) => ACTIONS.map((action) => `${group}_${action}`))];
+const origin = Joi.string().pattern(/^(\*|https?:\/\/[^/?#\s]+)$/, 'origin');
 
 const schema = Joi.object({
     NODE_ENV: Joi.string().allow(''),
@@ -64,7 +79,10 @@ const schema = Joi.object({
     RECORDS_STEP_DELAY_MS: Joi.number().integer().min(0).max(60_000).default(0),
     PRICE_LIST_FILE: Joi.string(),
     DNS_SERVERS: Joi.string().allow('').default(''),
-    REVIEW_APP_HOURS: Joi.number().integer().min(1).max(720).default(72)
+    REVIEW_APP_HOURS: Joi.number().integer().min(1).max(720).default(72),
+    MCP_READ_ONLY: Joi.boolean().truthy('1').falsy('0').default(false),
+    MCP_ALLOWED_TOOLS: Joi.string().allow(''),
+    MCP_ALLOWED_ORIGINS: Joi.string().allow('')
 }).unknown(true);
 
 const money = Joi.number().min(0).max(1_000_000).required();
@@ -75,6 +93,11 @@ const priceListSchema = Joi.object({
     databasePerMonth: byPlan,
     cronJobPerMonth: money,
     customDomainPerMonth: money
+});
+
+const lists = Joi.object({
+    MCP_ALLOWED_TOOLS: list(Joi.string().valid(...toolNames)),
+    MCP_ALLOWED_ORIGINS: list(origin)
 });
 
 const hints: Record<string, string> = {
@@ -94,32 +117,61 @@ const hints: Record<string, string> = {
     RUNTIME_DRIVER: 'records (the process driver comes with its own release)',
     RECORDS_STEP_DELAY_MS: 'a pause between the records driver\'s steps, in ms (0 to 60000)',
     PRICE_LIST_FILE: 'the path of a JSON price list (see docs/service-file.md)',
-    REVIEW_APP_HOURS: 'the hours a review app lives before it is removed (1 to 720)'
+    REVIEW_APP_HOURS: 'the hours a review app lives before it is removed (1 to 720)',
+    MCP_READ_ONLY: 'true or false',
+    MCP_ALLOWED_TOOLS: `a comma list of tool names (such as projects_list) and groups (${toolGroups.join(', ')}), optionally with ${READONLY}`,
+    MCP_ALLOWED_ORIGINS: 'a comma list of origins such as https://app.example.com,http://localhost:6274, or *'
 };
 
 export class ConfigError extends Error { }
 
-export function loadConfig(env: NodeJS.ProcessEnv): Config {
+function validated(env: NodeJS.ProcessEnv): Record<string, any> {
+    const split = (name: string) => {
+        const items = env[name]?.split(',').map((item) => item.trim()).filter(Boolean);
+        return items?.length ? items : undefined;                   // set but empty: the default
+    };
     const { value, error } = schema.validate(env, { abortEarly: true, convert: true });
-    if (error) {
-        const name = String(error.details[0]?.path[0] ?? 'a setting');
+    const { error: listError } = lists.validate({ MCP_ALLOWED_TOOLS: split('MCP_ALLOWED_TOOLS'), MCP_ALLOWED_ORIGINS: split('MCP_ALLOWED_ORIGINS') });
+    const problem = error ?? listError;
+    if (problem) {
+        const name = String(problem.details[0]?.path[0] ?? 'a setting');
         throw new ConfigError(`${name} is not valid: set it to ${hints[name] ?? 'a valid value'}, or leave it unset for the default.`);
     }
 
-    const production = value.NODE_ENV === 'production';
-    const dataDir = Path.resolve(value.DATA_DIR);
-    const publicUrl = stripSlash(value.PUBLIC_URL ?? `http://localhost:${value.PORT}`);
-    const secrets = production ? givenSecrets(value) : generatedSecrets(value, dataDir);
+    return { ...value, MCP_ALLOWED_TOOLS: split('MCP_ALLOWED_TOOLS'), MCP_ALLOWED_ORIGINS: split('MCP_ALLOWED_ORIGINS') };
+}
 
+function mcpSettings(value: Record<string, any>): McpConfig {
+    const publicUrl = stripSlash(value.PUBLIC_URL ?? `http://localhost:${value.PORT}`);
+    const mcpPublicUrl = stripSlash(value.MCP_PUBLIC_URL ?? `http://localhost:${value.MCP_PORT}`);
     return {
         nodeEnv: value.NODE_ENV || null,
-        production,
+        production: value.NODE_ENV === 'production',
         host: value.HOST,
-        port: value.PORT,
         mcpPort: value.MCP_PORT,
         publicUrl,
-        mcpPublicUrl: stripSlash(value.MCP_PUBLIC_URL ?? `http://localhost:${value.MCP_PORT}`),
+        mcpPublicUrl,
         apiBaseUrl: stripSlash(value.API_BASE_URL ?? publicUrl),
+        mcpReadOnly: value.MCP_READ_ONLY,
+        mcpAllowedTools: value.MCP_ALLOWED_TOOLS ?? null,
+        mcpAllowedOrigins: value.MCP_ALLOWED_ORIGINS ?? [...new Set([new URL(mcpPublicUrl).origin, new URL(publicUrl).origin])]
+    };
+}
+
+/** The MCP server's settings alone: reads no secret and touches no data folder. */
+export function loadMcpConfig(env: NodeJS.ProcessEnv): McpConfig {
+    return mcpSettings(validated(env));
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv): Config {
+    const value = validated(env);
+    const mcp = mcpSettings(value);
+    const dataDir = Path.resolve(value.DATA_DIR);
+    const secrets = mcp.production ? givenSecrets(value) : generatedSecrets(value, dataDir);
+
+    return {
+        ...mcp,
+        port: value.PORT,
         dataDir,
         database: parseDatabaseUrl(value.DATABASE_URL, dataDir),
         redisUrl: value.REDIS_URL ?? null,
@@ -135,6 +187,20 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
         dnsServers: value.DNS_SERVERS.split(',').map((entry: string) => entry.trim()).filter(Boolean),
         reviewAppHours: value.REVIEW_APP_HOURS
     };
+}
+
+/** stdio mode's credential: a session access token or an API key, in APP_TOKEN. Never logged, never echoed. */
+export function loadAppToken(env: NodeJS.ProcessEnv): string {
+    const token = env.APP_TOKEN?.trim().replace(/^Bearer +/i, '');
+    if (!token) {
+        throw new ConfigError('APP_TOKEN is not set: stdio mode acts with your credential; set it to an API key (svk_...) or a session access token.');
+    }
+
+    if (/\s/.test(token)) {
+        throw new ConfigError('APP_TOKEN is not valid: set it to one API key (svk_...) or one session access token, without spaces.');
+    }
+
+    return token;
 }
 
 function givenSecrets(value: Record<string, string | undefined>) {

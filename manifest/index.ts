@@ -5,8 +5,10 @@ import { compose } from '../lib/compose';
 import type { RuntimeDriver } from '../lib/runtime/driver';
 import { createKnex } from '../lib/db/knex';
 import { migrate } from '../lib/db/migrate';
+import { httpApiClient, injectApiClient } from '../lib/mcp/api-client';
 import { apiManifest } from './api';
-import { loadConfig, type Config } from './config';
+import { loadConfig, loadMcpConfig, type Config, type McpConfig } from './config';
+import { mcpManifest } from './mcp';
 
 declare module '@hapi/hapi' {
     interface ServerApplicationState {
@@ -39,6 +41,30 @@ export async function deployment(options: DeploymentOptions = {}): Promise<Serve
     server.app.knex = knex;
     server.ext('onPostStop', () => knex.destroy());
 
+    if (options.start) {
+        await server.start();
+    }
+    else {
+        await server.initialize();
+    }
+
+    return server;
+}
+
+export interface McpDeploymentOptions {
+    start?: boolean;
+    config?: McpConfig;                                         // tests pass it; otherwise it is read from the environment
+    api?: Server;                                               // the API server of this process: reached through inject()
+    log?: (line: string) => void;
+}
+
+/** The MCP server, reaching the API in-process when given its server, else over HTTP at API_BASE_URL. */
+export async function mcpDeployment(options: McpDeploymentOptions = {}): Promise<Server> {
+    const config = options.config ?? loadMcpConfig(process.env);
+    const api = options.api
+        ? injectApiClient(options.api, config.apiBaseUrl, options.api.plugins['hostless-auth'].introspect)
+        : httpApiClient(config.apiBaseUrl);
+    const server = await compose(mcpManifest(config, api, options.log ?? ((line) => process.stdout.write(line))));
     if (options.start) {
         await server.start();
     }

@@ -1,45 +1,75 @@
-import { deployment } from '.';
-import { ConfigError, loadConfig } from './config';
+import type { Server } from '@hapi/hapi';
 
-// `npm start`: the API, dashboard and docs on the configured port, with their URLs printed; SIGINT or SIGTERM drain
-// and stop it. JOBS_MODE=worker runs the job workers only: no port is opened.
-async function main(): Promise<void> {
+import { deployment, mcpDeployment } from '.';
+import { ConfigError, loadConfig, loadMcpConfig, type McpConfig } from './config';
+import { DOCS_MCP_PATH } from './mcp';
+
+// `npm start` runs the API (with the dashboard and the docs site) and the MCP server in one process on two ports (the
+// MCP server reaches the API in-process) and prints their URLs. `node dist/manifest/start.js api|mcp` runs one alone
+// (the MCP server alone reaches the API over HTTP at API_BASE_URL). JOBS_MODE=worker runs the job workers only: no
+// port is opened. SIGINT or SIGTERM drain and stop the servers. stdio mode has its own entry, manifest/stdio.ts.
+const MODES = ['all', 'api', 'mcp'] as const;
+type Mode = typeof MODES[number];
+
+const print = (lines: string[]) => process.stdout.write([...lines, '', ''].join('\n'));
+
+function mcpLines(config: McpConfig, server: Server): string[] {
+    return [
+        `  MCP        ${config.mcpPublicUrl}/mcp   (listening on ${server.info.uri}; API at ${config.apiBaseUrl})`,
+        `  MCP docs   ${config.mcpPublicUrl}${DOCS_MCP_PATH}   (no credential)`
+    ];
+}
+
+async function start(mode: Mode): Promise<Server[]> {
+    if (mode === 'mcp') {
+        const config = loadMcpConfig(process.env);
+        const mcp = await mcpDeployment({ config, start: true });
+        print(['', 'Hostless MCP server is running', ...mcpLines(config, mcp)]);
+        return [mcp];
+    }
+
     const config = loadConfig(process.env);
     if (config.jobs.mode === 'worker') {
         const worker = await deployment({ config });
         worker.plugins['hostless-jobs'].queue.start();
-        process.stdout.write(`Hostless job worker running (${config.jobs.concurrency} at a time)\n`);
-        stopOnSignal(() => worker.stop({ timeout: 10_000 }));
-        return;
+        print(['', `Hostless job worker running (${config.jobs.concurrency} at a time)`]);
+        return [worker];
     }
 
-    const server = await deployment({ config, start: true });
+    const api = await deployment({ config, start: true });
+    const mcp = mode === 'all' ? await mcpDeployment({ config, api, start: true }) : null;
     const where = config.database.client === 'sqlite' ? `SQLite at ${config.database.filename}` : 'PostgreSQL (DATABASE_URL)';
-
-    process.stdout.write([
+    print([
         '',
         `Hostless is running (${where})`,
-        `  API        ${config.publicUrl}/v1   (listening on ${server.info.uri})`,
+        `  API        ${config.publicUrl}/v1   (listening on ${api.info.uri})`,
         `  Dashboard  ${config.publicUrl}/dashboard`,
         `  Docs       ${config.publicUrl}/docs`,
         `  Health     ${config.publicUrl}/readyz`,
-        `  Register   curl -X POST ${config.publicUrl}/v1/auth/register -H 'content-type: application/json' -d '{"email":"you@example.com","password":"a long password"}'`,
-        '',
-        ''
-    ].join('\n'));
-
-    stopOnSignal(() => server.stop({ timeout: 10_000 }));
+        ...(mcp ? mcpLines(config, mcp) : []),
+        `  Register   curl -X POST ${config.publicUrl}/v1/auth/register -H 'content-type: application/json' -d '{"email":"you@example.com","password":"a long password"}'`
+    ]);
+    return mcp ? [mcp, api] : [api];
 }
 
-function stopOnSignal(stop: () => Promise<void>): void {
-    const handler = async (signal: string) => {
+async function main(): Promise<void> {
+    const mode = (process.argv[2] ?? 'all') as Mode;
+    if (!MODES.includes(mode)) {
+        throw new ConfigError(`Unknown mode "${process.argv[2]}": start with no argument (API and MCP server), or with one of ${MODES.join(', ')}.`);
+    }
+
+    const servers = await start(mode);
+    const stop = async (signal: string) => {
         process.stdout.write(`\n${signal}: stopping (requests and jobs in flight finish first)\n`);
-        await stop();
+        for (const server of servers) {
+            await server.stop({ timeout: 10_000 });
+        }
+
         process.exit(0);
     };
 
-    process.once('SIGINT', () => void handler('SIGINT'));
-    process.once('SIGTERM', () => void handler('SIGTERM'));
+    process.once('SIGINT', () => void stop('SIGINT'));
+    process.once('SIGTERM', () => void stop('SIGTERM'));
 }
 
 main().catch((err: Error) => {

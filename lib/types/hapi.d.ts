@@ -23,7 +23,12 @@ declare module '@hapi/hapi' {
     }
 
     interface PluginProperties {
-        'hostless-auth': { strategy: string; kinds: readonly ResourceKind[]; signer: SessionSigner };
+        'hostless-auth': {
+            strategy: string;
+            kinds: readonly ResourceKind[];
+            signer: SessionSigner;
+            introspect(authorization: string): Promise<{ status: number; body: unknown }>;
+        };
         'hostless-jobs': { queue: JobQueue; mode: 'all' | 'api' | 'worker' };
     }
 

@@ -2,6 +2,7 @@ import * as Boom from '@hapi/boom';
 import type { NamedPlugin, Request, ResponseToolkit, Server } from '@hapi/hapi';
 import type { Knex } from 'knex';
 
+import { introspection } from '../../lib/access';
 import { createFastReader } from '../../lib/db/fast-reader';
 import { deriveKey } from '../../lib/crypto';
 import { RESOURCE_KINDS, type ResourceKind } from '../../lib/resources';
@@ -41,6 +42,21 @@ export const authPlugin: NamedPlugin<AuthPluginOptions> = {
         server.expose('strategy', STRATEGY);
         server.expose('kinds', kinds);
         server.expose('signer', signer);
+        // GET /v1/auth/introspect without the HTTP round: the MCP server in this process asks it once per request.
+        server.expose('introspect', async (authorization: string): Promise<{ status: number; body: unknown }> => {
+            try {
+                const credentials = await store.authenticate(authorization);
+                return { status: 200, body: introspection({ ...credentials, user: credentials.user! }) };
+            }
+            catch (err) {
+                if (Boom.isBoom(err)) {
+                    const { statusCode, error, message } = err.output.payload;
+                    return { status: statusCode, body: { statusCode, error, message } };
+                }
+
+                throw err;
+            }
+        });
 
         server.auth.scheme(STRATEGY, () => ({
             authenticate: async (request: Request, h: ResponseToolkit) => {

@@ -5,7 +5,7 @@ import * as Path from 'node:path';
 import * as Code from '@hapi/code';
 import * as Lab from '@hapi/lab';
 
-import { loadConfig } from '../../manifest/config';
+import { loadAppToken, loadConfig, loadMcpConfig } from '../../manifest/config';
 
 const { describe, it } = exports.lab = Lab.script();
 const { expect } = Code;
@@ -52,5 +52,45 @@ describe('configuration', () => {
         expect(config.publicUrl).to.equal('https://api.example.com');
         expect(config.apiBaseUrl).to.equal('https://api.example.com');
         expect(config.mcpPublicUrl).to.equal('http://localhost:4001');
+    });
+
+    describe('the MCP server\'s settings', () => {
+
+        it('default to every tool, and to the origins of the MCP server and the API', () => {
+            const config = loadConfig({ DATA_DIR: tmp(), PUBLIC_URL: 'https://api.example.com', MCP_PUBLIC_URL: 'https://mcp.example.com/' });
+            expect(config).to.include({ mcpReadOnly: false, mcpAllowedTools: null, mcpPublicUrl: 'https://mcp.example.com' });
+            expect(config.mcpAllowedOrigins).to.equal(['https://mcp.example.com', 'https://api.example.com']);
+        });
+
+        it('read MCP_READ_ONLY, MCP_ALLOWED_TOOLS and MCP_ALLOWED_ORIGINS as a flag and comma lists', () => {
+            const config = loadMcpConfig({ MCP_READ_ONLY: 'true', MCP_ALLOWED_TOOLS: 'projects, apps_list ,readonly', MCP_ALLOWED_ORIGINS: 'https://app.example.com, http://localhost:6274' });
+            expect(config.mcpReadOnly).to.be.true();
+            expect(config.mcpAllowedTools).to.equal(['projects', 'apps_list', 'readonly']);
+            expect(config.mcpAllowedOrigins).to.equal(['https://app.example.com', 'http://localhost:6274']);
+            expect(loadMcpConfig({ MCP_ALLOWED_ORIGINS: '*' }).mcpAllowedOrigins).to.equal(['*']);
+            expect(loadMcpConfig({ MCP_ALLOWED_TOOLS: ' ', MCP_ALLOWED_ORIGINS: '' })).to.include({ mcpAllowedTools: null, mcpAllowedOrigins: ['http://localhost:3001', 'http://localhost:3000'] });
+        });
+
+        it('stop the boot on an unknown tool, an origin with a path, or a flag that is not a boolean', () => {
+            expect(() => loadMcpConfig({ MCP_ALLOWED_TOOLS: 'projects,teleport' })).to.throw(/^MCP_ALLOWED_TOOLS is not valid: set it to a comma list of tool names \(such as projects_list\) and groups \(projects, apps, sites, workers, cron_jobs, databases\)/);
+            expect(() => loadMcpConfig({ MCP_ALLOWED_ORIGINS: 'https://app.example.com/page' })).to.throw(/^MCP_ALLOWED_ORIGINS is not valid/);
+            expect(() => loadMcpConfig({ MCP_READ_ONLY: 'maybe' })).to.throw('MCP_READ_ONLY is not valid: set it to true or false, or leave it unset for the default.');
+        });
+
+        it('load without secrets or a data folder, even in production: the MCP server holds neither', () => {
+            const dir = Path.join(tmp(), 'never-made');
+            const config = loadMcpConfig({ NODE_ENV: 'production', DATA_DIR: dir, API_BASE_URL: 'http://api.internal:3000' });
+            expect(config.apiBaseUrl).to.equal('http://api.internal:3000');
+            expect(Object.keys(config)).to.not.include(['sessionSecret', 'encryptionKey', 'database', 'dataDir']);
+            expect(Fs.existsSync(dir)).to.be.false();
+        });
+
+        it('take stdio mode\'s credential from APP_TOKEN, with or without Bearer, and refuse an empty one', () => {
+            expect(loadAppToken({ APP_TOKEN: ' svk_abc_def ' })).to.equal('svk_abc_def');
+            expect(loadAppToken({ APP_TOKEN: 'Bearer eyJ.a.b' })).to.equal('eyJ.a.b');
+            expect(() => loadAppToken({})).to.throw(/^APP_TOKEN is not set: stdio mode acts with your credential/);
+            expect(() => loadAppToken({ APP_TOKEN: ' ' })).to.throw(/^APP_TOKEN is not set/);
+            expect(() => loadAppToken({ APP_TOKEN: 'two words' })).to.throw(/^APP_TOKEN is not valid/);
+        });
     });
 });

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 
-import { access, origin } from '../../../lib/access';
+import { access, introspection, origin } from '../../../lib/access';
 import type { RouteHandlers } from '../../../lib/route-table';
 import { fields } from '../../../lib/validation';
 import { publicUser } from '../serializers';
@@ -44,10 +44,7 @@ export function authRoutes(services: Services): RouteHandlers {
             }
         },
         'auth.introspect': {
-            handler: (request) => {
-                const { user, via, credentialId, scopes } = access(request);
-                return { userId: user.id, via, credentialId, scopes, isAdmin: user.isAdmin };
-            }
+            handler: (request) => introspection(access(request))
         }
     };
 }

@@ -1,0 +1,126 @@
+// How the MCP server reaches this deployment's REST API: over HTTP to API_BASE_URL, or in-process through the API
+// server's inject() when both share a process. One interface, so every caller is blind to which. The caller's
+// Authorization header goes to that API and nowhere else: paths are relative to it and redirects are not followed.
+
+export interface ApiRequest {
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+    path: string;                                               // `/v1/...`, path parameters already encoded
+    query?: Readonly<Record<string, string | number | undefined>>;
+    body?: unknown;
+    authorization: string;
+}
+
+export interface ApiResponse {
+    status: number;
+    body: unknown;                                              // parsed JSON, or null for an empty body
+    link: string | null;                                        // the Link header of a list page
+}
+
+export interface ApiClient {
+    readonly baseUrl: string;
+    request(request: ApiRequest): Promise<ApiResponse>;
+    introspect(authorization: string): Promise<ApiResponse>;   // GET /v1/auth/introspect
+}
+
+/** Where the API could not be asked at all (refused connection, timeout): distinct from any answer it gave. */
+export class ApiUnreachableError extends Error { }
+
+const TIMEOUT_MS = 15_000;
+
+export function relativeUrl(request: Pick<ApiRequest, 'path' | 'query'>): string {
+    if (!request.path.startsWith('/v1/')) {
+        throw new Error(`API paths start with /v1/: ${request.path}`);
+    }
+
+    const search = new URLSearchParams();
+    for (const [name, value] of Object.entries(request.query ?? {})) {
+        if (value !== undefined) {
+            search.set(name, String(value));
+        }
+    }
+
+    const query = search.toString();
+    return query ? `${request.path}?${query}` : request.path;
+}
+
+function parse(text: string, status: number): unknown {
+    if (!text) {
+        return null;
+    }
+
+    try {
+        return JSON.parse(text);
+    }
+    catch {
+        return { statusCode: status, error: 'Unexpected response', message: 'The API answered with a body that is not JSON' };
+    }
+}
+
+export function httpApiClient(baseUrl: string): ApiClient {
+    const origin = new URL(baseUrl);
+    return {
+        baseUrl,
+        async request(request) {
+            const url = new URL(`${origin.pathname.replace(/\/$/, '')}${relativeUrl(request)}`, origin);
+            const headers: Record<string, string> = { accept: 'application/json', authorization: request.authorization };
+            if (request.body !== undefined) {
+                headers['content-type'] = 'application/json';
+            }
+
+            let response: Response;
+            try {
+                response = await fetch(url, {
+                    method: request.method,
+                    headers,
+                    ...(request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),
+                    redirect: 'manual',
+                    signal: AbortSignal.timeout(TIMEOUT_MS)
+                });
+            }
+            catch (err) {
+                const reason = (err as Error).name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS / 1000} s` : 'the connection failed';
+                throw new ApiUnreachableError(`The platform API at ${baseUrl} could not be reached: ${reason}`);
+            }
+
+            return { status: response.status, body: parse(await response.text(), response.status), link: response.headers.get('link') };
+        },
+        introspect(authorization) {
+            return this.request({ method: 'GET', path: '/v1/auth/introspect', authorization });
+        }
+    };
+}
+
+/** What injectApiClient needs of a hapi server. */
+export interface Injectable {
+    inject(options: { method: string; url: string; headers: Record<string, string>; payload?: string }): Promise<{ statusCode: number; payload: string; headers: Record<string, unknown>; result?: unknown }>;
+}
+
+/**
+ * The API in this process. `introspect`, when given, is the auth plugin's own credential check: the answer of
+ * GET /v1/auth/introspect without a request through hapi, which the MCP server asks on every request.
+ */
+export function injectApiClient(server: Injectable, baseUrl: string, introspect?: (authorization: string) => Promise<{ status: number; body: unknown }>): ApiClient {
+    return {
+        baseUrl,
+        async introspect(authorization) {
+            return introspect ? { ...await introspect(authorization), link: null } : this.request({ method: 'GET', path: '/v1/auth/introspect', authorization });
+        },
+        async request(request) {
+            const headers: Record<string, string> = { accept: 'application/json', authorization: request.authorization };
+            if (request.body !== undefined) {
+                headers['content-type'] = 'application/json';
+            }
+
+            const response = await server.inject({
+                method: request.method,
+                url: relativeUrl(request),
+                headers,
+                ...(request.body !== undefined ? { payload: JSON.stringify(request.body) } : {})
+            });
+            // hapi keeps the value it serialized: the same JSON, without parsing the payload back.
+            const body = response.result !== undefined && response.result !== null ? response.result : parse(response.payload, response.statusCode);
+            const link = response.headers.link;
+            return { status: response.statusCode, body, link: typeof link === 'string' ? link : null };
+        }
+    };
+}

@@ -1,0 +1,109 @@
+import * as Boom from '@hapi/boom';
+import Hoek from '@hapi/hoek';
+import type { Lifecycle, Request, ResponseObject, ResponseToolkit, RouteOptions, RouteOptionsPayload, Server } from '@hapi/hapi';
+import type { Server as McpServer } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+
+import { pairHandlers, type RouteTable } from '../route-table';
+
+// MCP over streamable HTTP inside hapi, stateless: every POST gets a new McpServer and a new transport. hapi parses
+// the JSON body and owns the response (security headers, logs); the SDK's web-standard transport gets the headers
+// the protocol reads and the parsed message, and answers with plain JSON (no event stream). The caller's
+// Authorization header is not handed to the SDK: tools receive the credential from the route, nothing else does.
+const PROTOCOL_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'];
+
+/** Serves one JSON-RPC POST with a server built for this request alone. */
+export async function serveMcp(request: Request, h: ResponseToolkit, server: McpServer): Promise<ResponseObject> {
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    const headers = new Headers();
+    for (const name of PROTOCOL_HEADERS) {
+        const value = request.headers[name];
+        if (typeof value === 'string') {
+            headers.set(name, value);
+        }
+    }
+
+    // With JSON responses the transport answers once every request in the message has been handled: nothing is left
+    // in flight, so the server and transport are dropped rather than closed (closing builds an error object per
+    // request to reject pending calls there cannot be).
+    const answer = await transport.handleRequest(new Request(request.url.href, { method: 'POST', headers }), { parsedBody: request.payload });
+    const response = h.response(answer.body ? await answer.text() : undefined).code(answer.status);
+    answer.headers.forEach((value, name) => void response.header(name, value));
+    return response;
+}
+
+/** An HTTP-level refusal on an MCP endpoint, in the JSON-RPC error shape the SDK uses for its own. */
+export function rpcRefusal(h: ResponseToolkit, status: number, message: string, code = -32000): ResponseObject {
+    return h.response({ jsonrpc: '2.0', error: { code, message }, id: null }).code(status);
+}
+
+export const methodNotAllowed: Lifecycle.Method = (_request, h) =>
+    rpcRefusal(h, 405, 'Method not allowed: this MCP endpoint is stateless and answers POST only.').header('allow', 'POST');
+
+/** `http://host:port` in lowercase, or null for what is not an http(s) origin. */
+export function normalizeOrigin(value: string): string | null {
+    try {
+        const url = new URL(value);
+        const bare = url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+        return (url.protocol === 'http:' || url.protocol === 'https:') && bare ? url.origin : null;
+    }
+    catch {
+        return null;
+    }
+}
+
+/**
+ * Refuses a request whose Origin header is present and not allowed (DNS rebinding, MCP transport security): 403
+ * before authentication. Clients that are not browsers send no Origin and pass. `*` allows every origin.
+ */
+export function originGuard(allowed: readonly string[]): Lifecycle.Method {
+    const any = allowed.includes('*');
+    const origins = new Set(allowed.map((origin) => normalizeOrigin(origin)).filter(Boolean));
+    return (request, h) => {
+        const origin = request.headers.origin as string | undefined;
+        if (origin === undefined || any || origins.has(normalizeOrigin(origin))) {
+            return h.continue;
+        }
+
+        return rpcRefusal(h, 403, 'Origin not allowed: add it to MCP_ALLOWED_ORIGINS to call this server from that page.').takeover();
+    };
+}
+
+export interface McpRoute {
+    handler: Lifecycle.Method;
+    options?: Pick<RouteOptions, 'payload' | 'ext'>;
+}
+
+/** Mounts every row of an MCP route table with its handler (see pairHandlers): public rows open, the rest behind `strategy`. */
+export function mountTable(server: Server, table: RouteTable, routes: Record<string, McpRoute>, strategy: string | null): void {
+    for (const [row, route] of pairHandlers(table, routes)) {
+        Hoek.assert(row.auth === 'public' || strategy, 'Route', row.id, 'needs a credential but the', table.family, 'plugin has no auth strategy');
+        server.route({
+            method: row.method,
+            path: row.path,
+            options: {
+                id: row.id,
+                description: row.description,
+                auth: row.auth === 'public' ? false : { strategy: strategy!, mode: 'required' },
+                ...route.options,
+                handler: route.handler
+            }
+        });
+    }
+}
+
+/**
+ * Payload options for an MCP POST: JSON up to 4 MiB (the SDK's own limit), parsed by hapi after authentication;
+ * a body that cannot be read is answered in the JSON-RPC shape the SDK uses (-32700 for malformed JSON).
+ */
+export const MCP_PAYLOAD: RouteOptionsPayload = {
+    parse: true,
+    allow: 'application/json',
+    maxBytes: 4 * 1024 * 1024,
+    protoAction: 'error',
+    failAction: (_request, h, err) => {
+        const status = Boom.isBoom(err) ? err.output.statusCode : 400;
+        return rpcRefusal(h, status, status === 400 ? 'Parse error: Invalid JSON' : (err as Boom.Boom).message, status === 400 ? -32700 : -32000).takeover();
+    }
+};

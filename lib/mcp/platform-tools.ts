@@ -1,0 +1,222 @@
+import Hoek from '@hapi/hoek';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod';
+
+import { idPattern } from '../ids';
+import { MAX_LIMIT } from '../pagination';
+import { pathParams, type RouteRow } from '../route-table';
+import { dnsLabel } from '../validation';
+import { ApiUnreachableError, type ApiClient, type ApiRequest, type ApiResponse } from './api-client';
+import { failure, success, summarized, type Tool, type ToolDefinition } from './tool';
+
+// The platform tools, `<kind>_<action>`, expanded from one line of data per kind and mapped onto the REST routes
+// named by route-table ids (api-contract.md section 12): list, get, create, patch and delete. Each call goes to the
+// API with the caller's own Authorization header; the API's answer, error or not, is what the tool returns.
+
+export const ACTIONS = ['list', 'get', 'create', 'patch', 'delete'] as const;
+export type Action = typeof ACTIONS[number];
+
+export interface KindTools {
+    kind: string;                                               // tool prefix and selection group: `apps`, `cron_jobs`
+    offered: boolean;                                           // the switch: on once the API mounts the kind's routes
+    noun: string;                                               // `app`, `cron job`
+    plural: string;
+    about: string;                                              // what the kind is, for a model choosing a tool
+    key: 'projectId' | 'name';                                  // the argument that addresses one
+    routes: Readonly<Record<Action, string>>;                   // route-table row ids
+    createFields: z.ZodRawShape;                                // body fields beyond projectId and name
+    patchFields: z.ZodRawShape;
+    moreFields: boolean;                                        // further REST body fields are passed through to the API
+}
+
+export interface PlatformToolDefinition extends ToolDefinition {
+    kind: string;
+    action: Action;
+    offered: boolean;
+    row: RouteRow;
+    key: KindTools['key'];
+    noun: string;
+    plural: string;
+}
+
+const projectId = () => z.string().regex(idPattern('prj'), 'a project id such as prj_4f9KqzT0aBcD1eFg');
+const resourceName = () => z.string().regex(dnsLabel, 'a DNS label: lowercase letters, digits and hyphens, starting with a letter');
+
+const article = (noun: string) => /^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`;
+const capital = (text: string) => `${text[0]!.toUpperCase()}${text.slice(1)}`;
+
+function access(row: RouteRow): string {
+    if (row.auth === 'session') {
+        return 'Needs a user session token (JWT): API keys and OAuth tokens are refused with 403.';
+    }
+
+    return row.scope ? `An API key or OAuth token needs the ${row.scope} scope.` : 'Any live credential may call it.';
+}
+
+function keyField(spec: KindTools, purpose: string) {
+    return spec.key === 'projectId'
+        ? projectId().describe(`The project ${purpose} (prj_..., from projects_list).`)
+        : resourceName().describe(`The name of the ${spec.noun} ${purpose}.`);
+}
+
+function inputSchema(spec: KindTools, action: Action): z.ZodObject {
+    const listFields = {
+        projectId: projectId().optional().describe(`Narrow to one project (prj_..., from projects_list); without it, every ${spec.noun} the caller can reach.`),
+        limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`Page size, 1 to ${MAX_LIMIT} (default 50).`),
+        cursor: z.string().min(1).max(200).optional().describe('The nextCursor of the previous page, to read the next one.')
+    };
+    const shapes: Record<Action, z.ZodRawShape> = {
+        list: listFields,
+        get: { [spec.key]: keyField(spec, 'to read') },
+        create: spec.key === 'name'
+            ? {
+                projectId: projectId().optional().describe('The project to create it in (prj_..., from projects_list). Required with an API key or OAuth token; with a user session the personal project is used when omitted.'),
+                name: resourceName().describe(`The new ${spec.noun}'s name: a DNS label, unique across the platform.`),
+                ...spec.createFields
+            }
+            : spec.createFields,
+        patch: { [spec.key]: keyField(spec, 'to change'), ...spec.patchFields },
+        delete: { [spec.key]: keyField(spec, 'to delete') }
+    };
+    const passThrough = spec.moreFields && (action === 'create' || action === 'patch');
+    return passThrough ? z.object(shapes[action]).catchall(z.unknown()) : z.strictObject(shapes[action]);
+}
+
+function description(spec: KindTools, action: Action, row: RouteRow): string {
+    const rest = `(${row.method} ${row.path})`;
+    const more = spec.moreFields ? ` Further fields of the REST body are passed through unchanged (see the ${spec.plural} documentation); the API answers 400 naming any field it does not know.` : '';
+    const text: Record<Action, string> = {
+        list: `List the ${spec.plural} the caller can reach, newest first ${rest}. ${spec.about} Results come in pages: when more remain, the result carries nextCursor; pass it back as cursor.`,
+        get: `Get one ${spec.noun} by its ${spec.key === 'name' ? 'name' : 'id'} ${rest}.`,
+        create: `Create ${article(spec.noun)} ${rest}.${more}`,
+        patch: `Change ${article(spec.noun)}'s settings ${rest}; fields left out stay as they are.${more}`,
+        delete: `Delete ${article(spec.noun)} ${rest}. This cannot be undone.`
+    };
+    return `${text[action]} ${access(row)}`;
+}
+
+const titles: Record<Action, (spec: KindTools) => string> = {
+    list: (spec) => `List ${spec.plural}`,
+    get: (spec) => `Get ${article(spec.noun)}`,
+    create: (spec) => `Create ${article(spec.noun)}`,
+    patch: (spec) => `Change ${article(spec.noun)}`,
+    delete: (spec) => `Delete ${article(spec.noun)}`
+};
+
+const annotations: Record<Action, PlatformToolDefinition['annotations']> = {
+    list: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    get: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    create: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    patch: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    delete: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
+};
+
+const listOutput = z.object({
+    items: z.array(z.record(z.string(), z.unknown())),
+    nextCursor: z.string().optional()
+});
+
+/** The five tools of every kind, offered or not; a kind whose rows are missing from the tables stops the boot. */
+export function platformTools(kinds: readonly KindTools[], rows: readonly RouteRow[]): PlatformToolDefinition[] {
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return kinds.flatMap((spec) => ACTIONS.map((action) => {
+        const row = byId.get(spec.routes[action]);
+        Hoek.assert(row, 'The', spec.kind, 'tools name route', spec.routes[action], 'which is in no route table');
+        const params = pathParams(row.path);
+        Hoek.assert(params.length === (action === 'list' || action === 'create' ? 0 : 1), 'Route', row.id, 'does not fit the', action, 'tool');
+        return {
+            name: `${spec.kind}_${action}`,
+            group: spec.kind,
+            title: capital(titles[action](spec)),
+            description: description(spec, action, row),
+            inputSchema: inputSchema(spec, action),
+            ...(action === 'list' ? { outputSchema: listOutput } : {}),
+            annotations: annotations[action],
+            kind: spec.kind,
+            action,
+            offered: spec.offered,
+            row,
+            key: spec.key,
+            noun: spec.noun,
+            plural: spec.plural
+        };
+    }));
+}
+
+export function apiRequest(tool: PlatformToolDefinition, args: Record<string, unknown>, authorization: string): ApiRequest {
+    const { [tool.key]: key, ...rest } = args;
+    const path = tool.row.path.replace(/{\w+}/, () => encodeURIComponent(String(key)));
+    const method = tool.row.method as ApiRequest['method'];
+    switch (tool.action) {
+        case 'list': return { method, path, query: args as ApiRequest['query'], authorization };
+        case 'create': return { method, path, body: args, authorization };
+        case 'patch': return { method, path, body: rest, authorization };
+        default: return { method, path, authorization };
+    }
+}
+
+function nextCursor(link: string | null): string | undefined {
+    const next = link && /<([^>]+)>\s*;\s*rel="next"/.exec(link)?.[1];
+    return next ? new URL(next, 'http://api.invalid').searchParams.get('cursor') ?? undefined : undefined;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** `shop (app_..., live)`: what names an item, and its state or the caller's role. */
+function itemLine(item: Record<string, unknown>): string {
+    const details = [item.name !== undefined ? item.id : undefined, item.status, item.role].filter((value) => typeof value === 'string');
+    return `${String(item.name ?? item.id ?? 'item')}${details.length ? ` (${details.join(', ')})` : ''}`;
+}
+
+export function toolResult(tool: PlatformToolDefinition, args: Record<string, unknown>, response: ApiResponse): CallToolResult {
+    const { status, body } = response;
+    if (status >= 300) {
+        const error = isObject(body) ? body : { statusCode: status };
+        const reason = [error.error, error.message].filter(Boolean).join(': ');
+        return failure(`${tool.name} was refused by the API with ${status}${reason ? ` ${reason}` : ''}\n\n${JSON.stringify(error)}`);
+    }
+
+    const unexpected = () => failure(`${tool.name}: the API answered ${status} with an unexpected body\n\n${JSON.stringify(body)}`);
+    if (tool.action === 'list') {
+        if (!Array.isArray(body)) {
+            return unexpected();
+        }
+
+        // The REST JSON is the structured content; the text is a short summary (api-contract.md section 12), one
+        // line per item, rather than the same JSON again.
+        const cursor = nextCursor(response.link);
+        const count = `${body.length} ${body.length === 1 ? tool.noun : tool.plural}`;
+        const lines = body.map((item) => isObject(item) ? `\n- ${itemLine(item)}` : '').join('');
+        return summarized(`${count}${cursor ? '; more remain: pass nextCursor as cursor' : ''}.${lines}`, { items: body, ...(cursor ? { nextCursor: cursor } : {}) });
+    }
+
+    if (tool.action === 'delete') {
+        return success(`Deleted ${tool.noun} ${String(args[tool.key])}.`, isObject(body) ? body : { deleted: true, [tool.key]: args[tool.key] });
+    }
+
+    if (!isObject(body)) {
+        return unexpected();
+    }
+
+    const verb = { get: 'The', create: 'Created', patch: 'Changed' }[tool.action];
+    return success(`${verb} ${tool.noun} ${String(body.name ?? body.id ?? '')}.`, body);
+}
+
+/** The selected definitions as tools acting with one caller's Authorization header, on this deployment's API only. */
+export function bindPlatformTools(definitions: readonly PlatformToolDefinition[], api: ApiClient, authorization: string): Tool[] {
+    return definitions.map((definition) => ({
+        ...definition,
+        handler: async (args) => {
+            try {
+                return toolResult(definition, args, await api.request(apiRequest(definition, args, authorization)));
+            }
+            catch (err) {
+                if (err instanceof ApiUnreachableError) {
+                    return failure(err.message);
+                }
+
+                throw err;
+            }
+        }
+    }));
+}

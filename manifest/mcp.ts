@@ -1,0 +1,77 @@
+import * as Fs from 'node:fs';
+import * as Path from 'node:path';
+
+import type { Manifest } from '../lib/compose';
+import { renderToolList } from '../lib/docs/mcp-page';
+import type { ApiClient } from '../lib/mcp/api-client';
+import { DocsIndex } from '../lib/mcp/docs-index';
+import type { RouteTable } from '../lib/route-table';
+import { logPlugin } from '../plugins/log';
+import { mcpDocsPlugin } from '../plugins/mcp-docs';
+import { docsTools } from '../plugins/mcp-docs/tools';
+import { mcpPlatformPlugin, platformCatalogue } from '../plugins/mcp-platform';
+import type { McpConfig } from './config';
+import pkg from '../package.json';
+
+export const DOCS_MCP_PATH = '/mcp/docs';
+
+/** The families the MCP server mounts: their tables are exactly the routes it serves. */
+export const MCP_FAMILIES = [mcpPlatformPlugin, mcpDocsPlugin] as const;
+
+export function mcpMountedTables(): RouteTable[] {
+    return MCP_FAMILIES.map((family) => family.table);
+}
+
+/** The project's docs/ folder, found from here whether this runs from the sources or from dist/. */
+export function docsDir(): string {
+    for (let dir = __dirname; dir !== Path.dirname(dir); dir = Path.dirname(dir)) {
+        if (Fs.existsSync(Path.join(dir, 'docs', 'index.md'))) {
+            return Path.join(dir, 'docs');
+        }
+    }
+
+    throw new Error(`No docs/ folder with an index.md above ${__dirname}: the MCP documentation tools serve it`);
+}
+
+/** The generated tool list of docs/mcp.md: every documentation tool, and all 30 platform tools, offered or not. */
+export function mcpToolList(): string {
+    return renderToolList(docsTools(new DocsIndex([])), platformCatalogue({ readOnly: false, allowedTools: null }).all);
+}
+
+// The MCP server: its own hapi server and port, with no database and no token of its own. Platform tools act with
+// each caller's credential on this deployment's API, through `api` (HTTP to API_BASE_URL, or the API's inject()).
+export function mcpManifest(config: McpConfig, api: ApiClient, write: (line: string) => void): Manifest {
+    return {
+        server: {
+            host: config.host,
+            port: config.mcpPort,
+            debug: false,
+            router: { stripTrailingSlash: true },
+            routes: {
+                security: { hsts: config.mcpPublicUrl.startsWith('https:'), xframe: 'deny', noSniff: true, referrer: 'no-referrer' }
+            }
+        },
+        register: {
+            plugins: [
+                { plugin: logPlugin, options: { write } },
+                {
+                    plugin: mcpPlatformPlugin,
+                    options: {
+                        api,
+                        publicUrl: config.publicUrl,
+                        mcpPublicUrl: config.mcpPublicUrl,
+                        docsMcpPath: DOCS_MCP_PATH,
+                        readOnly: config.mcpReadOnly,
+                        allowedTools: config.mcpAllowedTools,
+                        allowedOrigins: config.mcpAllowedOrigins,
+                        version: pkg.version
+                    }
+                },
+                {
+                    plugin: mcpDocsPlugin,
+                    options: { docsDir: docsDir(), docsBaseUrl: `${config.publicUrl}/docs`, allowedOrigins: config.mcpAllowedOrigins, version: pkg.version }
+                }
+            ]
+        }
+    };
+}

@@ -1,0 +1,41 @@
+import { loadDocs, type DocsIndex } from '../../lib/mcp/docs-index';
+import { MCP_PAYLOAD, methodNotAllowed, mountTable, originGuard, serveMcp } from '../../lib/mcp/http';
+import { buildServer, type ServerInfo } from '../../lib/mcp/tool';
+import type { FamilyPlugin } from '../../lib/route-table';
+import { mcpDocsTable } from '../../manifest/routes/mcp';
+import { docsTools } from './tools';
+
+// POST /mcp/docs: the public documentation tools over the docs folder, read and indexed once at start. No
+// credential is asked for and none is used: an Authorization header sent here is ignored, never refused.
+export interface McpDocsPluginOptions {
+    docsDir: string;                                            // the markdown folder (the project's docs/)
+    docsBaseUrl: string;                                        // its public site: `<PUBLIC_URL>/docs`
+    allowedOrigins: readonly string[];                          // MCP_ALLOWED_ORIGINS
+    version: string;
+}
+
+declare module '@hapi/hapi' {
+    interface PluginProperties {
+        'hostless-mcp-docs': { index: DocsIndex };
+    }
+}
+
+export const DOCS_INSTRUCTIONS = 'Documentation of Hostless, a self-hostable hosting platform. Find pages with docs_search (or search), read them with docs_get_page (or fetch), list them all with docs_list.';
+
+export const mcpDocsPlugin: FamilyPlugin<McpDocsPluginOptions> = {
+    name: 'hostless-mcp-docs',
+    table: mcpDocsTable,
+    register(server, options) {
+        const index = loadDocs(options.docsDir, options.docsBaseUrl);
+        const tools = docsTools(index);
+        const info: ServerInfo = { name: 'hostless-docs', version: options.version, instructions: DOCS_INSTRUCTIONS };
+        const ext = { onPreAuth: { method: originGuard(options.allowedOrigins) } };
+
+        server.expose('index', index);
+        mountTable(server, mcpDocsTable, {
+            'mcp.docs': { options: { payload: MCP_PAYLOAD, ext }, handler: (request, h) => serveMcp(request, h, buildServer(info, tools)) },
+            'mcp.docs.get': { options: { ext }, handler: methodNotAllowed },
+            'mcp.docs.delete': { options: { ext }, handler: methodNotAllowed }
+        }, null);
+    }
+};

@@ -1,0 +1,96 @@
+import type { Request, ResponseToolkit, ServerAuthSchemeObject } from '@hapi/hapi';
+
+import { ApiUnreachableError, type ApiClient } from '../../lib/mcp/api-client';
+import { rpcRefusal } from '../../lib/mcp/http';
+import { isScope, type Scope } from '../../lib/scopes';
+
+// The credential check of POST /mcp, before the body is read: a missing or malformed Authorization header gets the
+// bare challenge pointing at the protected-resource metadata; a well-formed one is put to the API's introspection,
+// and one the API refuses (revoked, expired, disabled user, bad signature) gets `error="invalid_token"`. Nothing is
+// cached: revocation holds at the next request.
+
+export interface McpIdentity {
+    userId: string;
+    via: 'key' | 'session' | 'oauth';
+    credentialId: string;
+    scopes: readonly Scope[];
+    isAdmin: boolean;
+}
+
+export interface McpCaller {
+    authorization: string;                                      // the caller's header, passed on to this deployment's API only
+    identity: McpIdentity;
+}
+
+/** Who is calling an authenticated MCP route: the artifacts the scheme below recorded. */
+export function caller(request: Request): McpCaller {
+    return request.auth.artifacts as unknown as McpCaller;
+}
+
+/** The header when it is one `svk_...`, `Bearer svk_...` or `Bearer <token>`; null when missing, malformed or repeated. */
+export function wellFormedAuthorization(request: Request): string | null {
+    const raw = request.raw.req.rawHeaders ?? [];                 // server.inject has none: it cannot send a header twice
+    let count = 0;
+    for (let i = 0; i < raw.length; i += 2) {
+        if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization') {
+            ++count;
+        }
+    }
+
+    const header = request.headers.authorization as string | undefined;
+    if (count > 1 || !header) {
+        return null;
+    }
+
+    const match = /^(Bearer +)?(\S+)$/i.exec(header.trim());
+    return match && (match[1] || match[2]!.startsWith('svk_')) ? header.trim() : null;
+}
+
+const quoted = (text: string) => text.replace(/["\\]/g, '');
+
+export function mcpAuthScheme(api: ApiClient, metadataUrl: string): ServerAuthSchemeObject {
+    const challenge = (h: ResponseToolkit, refusal: string | null) => {
+        const attributes = refusal ? `error="invalid_token", error_description="${quoted(refusal)}", ` : '';
+        const message = refusal ? `Unauthorized: ${refusal}` : 'Unauthorized: send Authorization: Bearer <token> (an API key, session token or OAuth access token)';
+        return rpcRefusal(h, 401, message).header('www-authenticate', `Bearer ${attributes}resource_metadata="${metadataUrl}"`).takeover();
+    };
+
+    return {
+        authenticate: async (request, h) => {
+            const authorization = wellFormedAuthorization(request);
+            if (!authorization) {
+                return challenge(h, null);
+            }
+
+            let answer;
+            try {
+                answer = await api.introspect(authorization);
+            }
+            catch (err) {
+                if (err instanceof ApiUnreachableError) {
+                    return rpcRefusal(h, 502, err.message).takeover();
+                }
+
+                throw err;
+            }
+
+            const body = answer.body as Partial<McpIdentity & { message: string }> | null;
+            if (answer.status === 401) {
+                return challenge(h, typeof body?.message === 'string' ? body.message : 'The credential was refused');
+            }
+
+            if (answer.status !== 200 || !body?.userId || !body.via || !body.credentialId) {
+                return rpcRefusal(h, 502, `The platform API could not check the credential (it answered ${answer.status})`).takeover();
+            }
+
+            const identity: McpIdentity = {
+                userId: body.userId,
+                via: body.via,
+                credentialId: body.credentialId,
+                scopes: (body.scopes ?? []).filter(isScope),
+                isAdmin: body.isAdmin === true
+            };
+            return h.authenticated({ credentials: { via: identity.via, credentialId: identity.credentialId, scopes: identity.scopes }, artifacts: { authorization, identity } satisfies McpCaller });
+        }
+    };
+}

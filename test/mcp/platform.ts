@@ -1,0 +1,226 @@
+import * as Code from '@hapi/code';
+import * as Lab from '@hapi/lab';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+
+import { mcpDeployment } from '../../manifest';
+import { caller, createKey, register, type TestUser } from '../helpers/api';
+import { call, connect, LIST_TOOLS, mcpInstance, post, text, toolNames, type ApiPath, type McpInstance } from '../helpers/mcp';
+import { testConfig } from '../helpers/server';
+
+// The projects tools against a running API, through the SDK's client, with the API reached both ways the MCP server
+// can reach it: in-process (inject) and over HTTP. Each call acts with the caller's own credential: REST's scopes,
+// JWT-only rules and reachability hold, and the API's error comes back as isError with its body.
+const { describe, it, before, after } = exports.lab = Lab.script();
+const { expect } = Code;
+
+const PROJECT_TOOLS = ['projects_create', 'projects_delete', 'projects_get', 'projects_list', 'projects_patch'];
+const APP_TOOLS = ['apps_create', 'apps_delete', 'apps_get', 'apps_list', 'apps_patch'];
+
+for (const path of ['inject', 'http'] as ApiPath[]) {
+
+    describe(`the projects tools (API reached by ${path})`, () => {
+
+        let instance: McpInstance;
+        let user: TestUser;
+        let session: Client;
+        const clients: Client[] = [];
+        const rest = (method: string, url: string, authorization?: string, payload?: object) => caller(() => instance.api.server)(method, url, authorization, payload);
+        const open = async (authorization: string) => {
+            const client = await connect(`${instance.url}/mcp`, { authorization });
+            clients.push(client);
+            return client;
+        };
+
+        before(async () => {
+            instance = await mcpInstance({}, path);
+            user = await register(instance.api.server, `mcp-${path}`);
+            session = await open(user.session);
+        });
+
+        after(async () => {
+            await Promise.all(clients.map((client) => client.close()));
+            await instance?.stop();
+        });
+
+        it('offers the projects and apps tools and none of a kind whose routes are not mounted', async () => {
+            expect(await toolNames(session)).to.equal([...APP_TOOLS, ...PROJECT_TOOLS]);
+        });
+
+        it('describes each tool with its REST route, annotations and an input schema', async () => {
+            const tools = new Map((await session.listTools()).tools.map((tool) => [tool.name, tool]));
+            expect(tools.get('projects_list')!.annotations).to.include({ readOnlyHint: true, idempotentHint: true });
+            expect(tools.get('projects_list')!.description).to.include('(GET /v1/projects)');
+            expect(Object.keys((tools.get('projects_list')!.inputSchema as any).properties)).to.equal(['projectId', 'limit', 'cursor']);
+            expect(tools.get('projects_create')!.annotations).to.include({ readOnlyHint: false, destructiveHint: false });
+            expect((tools.get('projects_create')!.inputSchema as any).required).to.equal(['name']);
+            expect(tools.get('projects_create')!.description).to.include('Needs a user session token (JWT)');
+            expect(tools.get('projects_delete')!.annotations).to.include({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+            expect(tools.get('projects_get')!.description).to.include('An API key or OAuth token needs the projects:read scope.');
+        });
+
+        it('creates a project through MCP with a session token, seen through REST', async () => {
+            const created = await call(session, 'projects_create', { name: 'Made by MCP' });
+            expect(created.isError).to.not.be.true();
+            expect(created.structuredContent).to.include({ name: 'Made by MCP', kind: 'team', role: 'owner' });
+            expect(text(created)).to.startWith('Created project Made by MCP.\n\n{');
+
+            const seen = await rest('GET', `/v1/projects/${created.structuredContent.id}`, user.session);
+            expect(seen.statusCode).to.equal(200);
+            expect(seen.result).to.equal(created.structuredContent);
+        });
+
+        it('lists, gets, renames and deletes a project, each change seen through REST', async () => {
+            const { id } = (await call(session, 'projects_create', { name: 'Lifecycle' })).structuredContent;
+
+            const listed = await call(session, 'projects_list', { projectId: id });
+            expect(listed.structuredContent).to.equal({ items: [(await rest('GET', `/v1/projects/${id}`, user.session)).result] });
+            expect(text(listed)).to.startWith('1 project.');
+
+            expect((await call(session, 'projects_get', { projectId: id })).structuredContent).to.include({ id, name: 'Lifecycle' });
+
+            const renamed = await call(session, 'projects_patch', { projectId: id, name: 'Renamed' });
+            expect(renamed.structuredContent).to.include({ id, name: 'Renamed' });
+            expect((await rest('GET', `/v1/projects/${id}`, user.session)).result.name).to.equal('Renamed');
+
+            const deleted = await call(session, 'projects_delete', { projectId: id });
+            expect(deleted.isError).to.not.be.true();
+            expect(deleted.structuredContent).to.equal({ deleted: true, projectId: id });
+            expect((await rest('GET', `/v1/projects/${id}`, user.session)).statusCode).to.equal(404);
+        });
+
+        it('pages a list with limit and the nextCursor taken from the API\'s Link header', async () => {
+            const owner = await register(instance.api.server, 'pager');
+            for (const name of ['One', 'Two']) {
+                await rest('POST', '/v1/projects', owner.session, { name });
+            }
+
+            const client = await open(owner.session);
+            const first = await call(client, 'projects_list', { limit: 2 });
+            expect(first.structuredContent.items.map((project: any) => project.name)).to.equal(['Two', 'One']);
+            expect(first.structuredContent.nextCursor).to.be.a.string();
+            expect(text(first)).to.include('more remain');
+            const second = await call(client, 'projects_list', { limit: 2, cursor: first.structuredContent.nextCursor });
+            expect(second.structuredContent).to.equal({ items: [(await rest('GET', `/v1/projects/${owner.projectId}`, owner.session)).result] });
+        });
+
+        it('reads projects with an API key holding projects:read, and gets the API\'s 403 as isError on a create', async () => {
+            const key = await open((await createKey(instance.api.server, user, ['projects:read'])).token);
+            expect((await call(key, 'projects_list')).structuredContent.items.map((project: any) => project.id)).to.include(user.projectId);
+
+            const refused = await call(key, 'projects_create', { name: 'Not with a key' });
+            expect(refused.isError).to.be.true();
+            expect(text(refused)).to.startWith('projects_create was refused by the API with 403 Forbidden: This route requires a user session token (JWT)');
+            expect(text(refused)).to.include('"statusCode":403');
+            const names = (await rest('GET', '/v1/projects', user.session)).result.map((project: any) => project.name);
+            expect(names).to.not.include('Not with a key');
+        });
+
+        it('gives a key lacking the scope isError with Missing required scope(s): projects:read', async () => {
+            const key = await open((await createKey(instance.api.server, user, ['apps:read'])).token);
+            for (const [name, args] of [['projects_list', {}], ['projects_get', { projectId: user.projectId }]] as const) {
+                const refused = await call(key, name, args);
+                expect(refused.isError).to.be.true();
+                expect(text(refused)).to.include('Missing required scope(s): projects:read');
+                expect(JSON.parse(text(refused).split('\n\n')[1]!)).to.equal({ statusCode: 403, error: 'Forbidden', message: 'Missing required scope(s): projects:read' });
+            }
+        });
+
+        it('reports another user\'s project as not found, for reads and changes alike', async () => {
+            const stranger = await register(instance.api.server, 'stranger');
+            for (const [name, args] of [['projects_get', {}], ['projects_list', {}], ['projects_patch', { name: 'Mine now' }], ['projects_delete', {}]] as const) {
+                const refused = await call(session, name, { ...args, projectId: stranger.projectId });
+                expect(refused.isError, name).to.be.true();
+                expect(text(refused), name).to.include('404 Not Found: Project not found');
+            }
+
+            expect((await rest('GET', `/v1/projects/${stranger.projectId}`, stranger.session)).result.name).to.equal('Personal');
+        });
+
+        it('refuses malformed arguments before calling the API, and passes the API\'s 400 on', async () => {
+            for (const [name, args] of [['projects_get', { projectId: '../users/me' }], ['projects_create', { name: '' }], ['projects_list', { limit: 101 }], ['projects_get', { projectId: user.projectId, extra: 1 }]] as const) {
+                const refused = await call(session, name, args);
+                expect(refused.isError, name).to.be.true();
+                expect(text(refused), name).to.include('Input validation error');
+            }
+
+            const badCursor = await call(session, 'projects_list', { cursor: 'not-a-cursor' });
+            expect(badCursor.isError).to.be.true();
+            expect(text(badCursor)).to.include('400 Bad Request: "cursor" is not a valid cursor');
+        });
+
+        describe('the apps tools', () => {
+
+            it('create an app with a session (in the personal project) and with a key and projectId, each seen through REST', async () => {
+                const made = await call(session, 'apps_create', { name: `mcp-${path}-session`, startCommand: 'npm start', environmentVariables: { MODE: 'mcp' } });
+                expect(made.isError).to.not.be.true();
+                expect(made.structuredContent).to.include({ name: `mcp-${path}-session`, projectId: user.projectId, status: 'created', startCommand: 'npm start' });
+                expect(text(made)).to.startWith(`Created app mcp-${path}-session.`);
+                expect((await rest('GET', `/v1/apps/mcp-${path}-session`, user.session)).result).to.equal(made.structuredContent);
+
+                const key = await open((await createKey(instance.api.server, user, ['apps:read', 'apps:write'])).token);
+                const keyed = await call(key, 'apps_create', { projectId: user.projectId, name: `mcp-${path}-key`, plan: 'standard', instances: 3 });
+                expect(keyed.structuredContent).to.include({ plan: 'standard', instances: 3 });
+                expect((await rest('GET', `/v1/apps/mcp-${path}-key`, user.session)).statusCode).to.equal(200);
+
+                const noProject = await call(key, 'apps_create', { name: `mcp-${path}-nowhere` });
+                expect(noProject.isError).to.be.true();
+                expect(text(noProject)).to.include('400 Bad Request: "projectId" is required when using an API key or OAuth token');
+            });
+
+            it('list, narrowed by project, get, patch and delete, each seen through REST', async () => {
+                const team = (await rest('POST', '/v1/projects', user.session, { name: `Apps ${path}` })).result;
+                await call(session, 'apps_create', { projectId: team.id, name: `listed-${path}` });
+                const listed = await call(session, 'apps_list', { projectId: team.id });
+                expect(listed.structuredContent.items.map((app: any) => app.name)).to.equal([`listed-${path}`]);
+                expect((await call(session, 'apps_get', { name: `listed-${path}` })).structuredContent.projectId).to.equal(team.id);
+
+                const patched = await call(session, 'apps_patch', { name: `listed-${path}`, buildCommand: 'make', environmentVariables: { A: '1' } });
+                expect(patched.structuredContent).to.include({ buildCommand: 'make' });
+                expect((await rest('GET', `/v1/apps/listed-${path}/environment-variables`, user.session)).result.map((v: any) => v.name)).to.equal(['A']);
+
+                const deleted = await call(session, 'apps_delete', { name: `listed-${path}` });
+                expect(deleted.structuredContent).to.equal({ deleted: true, name: `listed-${path}` });
+                expect((await rest('GET', `/v1/apps/listed-${path}`, user.session)).statusCode).to.equal(404);
+            });
+
+            it('report another user\'s app as not found, and a key without apps:write as a missing scope', async () => {
+                const stranger = await register(instance.api.server, `apps-stranger-${path}`);
+                await rest('POST', '/v1/apps', stranger.session, { name: `theirs-${path}` });
+                for (const [name, args] of [['apps_get', {}], ['apps_patch', { plan: 'pro' }], ['apps_delete', {}]] as const) {
+                    const refused = await call(session, name, { ...args, name: `theirs-${path}` });
+                    expect(refused.isError, name).to.be.true();
+                    expect(text(refused), name).to.include('404 Not Found: App not found');
+                }
+
+                const reader = await open((await createKey(instance.api.server, user, ['apps:read'])).token);
+                const refused = await call(reader, 'apps_create', { projectId: user.projectId, name: `never-${path}` });
+                expect(refused.isError).to.be.true();
+                expect(JSON.parse(text(refused).split('\n\n')[1]!)).to.equal({ statusCode: 403, error: 'Forbidden', message: 'Missing required scope(s): apps:write' });
+                expect((await rest('GET', `/v1/apps/theirs-${path}`, stranger.session)).result.plan).to.equal('starter');
+            });
+
+            it('refuse an argument the app body does not have, before calling the API', async () => {
+                const refused = await call(session, 'apps_create', { name: `strict-${path}`, colour: 'blue' });
+                expect(refused.isError).to.be.true();
+                expect(text(refused)).to.include('Input validation error');
+                expect((await rest('GET', `/v1/apps/strict-${path}`, user.session)).statusCode).to.equal(404);
+            });
+        });
+    });
+}
+
+describe('the MCP server alone, with its API out of reach', () => {
+
+    it('answers 502 naming the API address rather than a 401 that would blame the credential', async () => {
+        const config = { ...testConfig('/nonexistent'), apiBaseUrl: 'http://127.0.0.1:9', mcpPublicUrl: 'http://localhost:3001' };
+        const server = await mcpDeployment({ config, start: true, log: () => { } });
+        try {
+            const res = await post(`${server.info.uri}/mcp`, LIST_TOOLS, { authorization: 'Bearer some.token.here' });
+            expect(res.status).to.equal(502);
+            expect((await res.json() as any).error.message).to.equal('The platform API at http://127.0.0.1:9 could not be reached: the connection failed');
+        }
+        finally {
+            await server.stop();
+        }
+    });
+});
