@@ -1,5 +1,3 @@
-import * as Path from 'node:path';
-
 import type { Knex } from 'knex';
 
 import type { Manifest } from '../lib/compose';
@@ -18,13 +16,12 @@ import { logPlugin } from '../plugins/log';
 import { projectsPlugin } from '../plugins/projects';
 import { securityEventsPlugin } from '../plugins/security-events';
 import type { Config } from './config';
+import { DOCS_DIR } from './docs';
 import pkg from '../package.json';
 
 /** The families the API mounts, in order: their tables are exactly the routes it serves. */
 export const API_FAMILIES = [accountsPlugin, apiKeysPlugin, projectsPlugin, securityEventsPlugin, appsPlugin, healthPlugin, dashboardPlugin] as const;
 
-/** docs/ beside the manifest: in the source tree, and in dist/ where the build copies it. */
-export const DOCS_DIR = Path.join(__dirname, '..', 'docs');
 
 /** The password that seals the dashboard's session cookie: derived from SESSION_SECRET, so rotating it signs everyone out. */
 export function dashboardCookiePassword(config: Config): string {

@@ -1,14 +1,12 @@
-import * as Fs from 'node:fs';
-import * as Path from 'node:path';
-
 import type { Manifest } from '../lib/compose';
 import { renderToolList } from '../lib/docs/mcp-page';
 import type { ApiClient } from '../lib/mcp/api-client';
-import { DocsIndex } from '../lib/mcp/docs-index';
+import { DocsIndex } from '../lib/docs/search';
 import type { RouteTable } from '../lib/route-table';
 import { logPlugin } from '../plugins/log';
 import { mcpDocsPlugin } from '../plugins/mcp-docs';
 import { docsTools } from '../plugins/mcp-docs/tools';
+import { DOCS_DIR } from './docs';
 import { mcpPlatformPlugin, platformCatalogue } from '../plugins/mcp-platform';
 import type { McpConfig } from './config';
 import pkg from '../package.json';
@@ -22,20 +20,9 @@ export function mcpMountedTables(): RouteTable[] {
     return MCP_FAMILIES.map((family) => family.table);
 }
 
-/** The project's docs/ folder, found from here whether this runs from the sources or from dist/. */
-export function docsDir(): string {
-    for (let dir = __dirname; dir !== Path.dirname(dir); dir = Path.dirname(dir)) {
-        if (Fs.existsSync(Path.join(dir, 'docs', 'index.md'))) {
-            return Path.join(dir, 'docs');
-        }
-    }
-
-    throw new Error(`No docs/ folder with an index.md above ${__dirname}: the MCP documentation tools serve it`);
-}
-
 /** The generated tool list of docs/mcp.md: every documentation tool, and all 30 platform tools, offered or not. */
 export function mcpToolList(): string {
-    return renderToolList(docsTools(new DocsIndex([])), platformCatalogue({ readOnly: false, allowedTools: null }).all);
+    return renderToolList(docsTools(new DocsIndex([]), ''), platformCatalogue({ readOnly: false, allowedTools: null }).all);
 }
 
 // The MCP server: its own hapi server and port, with no database and no token of its own. Platform tools act with
@@ -69,7 +56,7 @@ export function mcpManifest(config: McpConfig, api: ApiClient, write: (line: str
                 },
                 {
                     plugin: mcpDocsPlugin,
-                    options: { docsDir: docsDir(), docsBaseUrl: `${config.publicUrl}/docs`, allowedOrigins: config.mcpAllowedOrigins, version: pkg.version }
+                    options: { docsDir: DOCS_DIR, publicUrl: config.publicUrl, allowedOrigins: config.mcpAllowedOrigins, version: pkg.version }
                 }
             ]
         }

@@ -1,14 +1,15 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 
 import { ApiUnreachableError, httpApiClient } from '../lib/mcp/api-client';
-import { loadDocs } from '../lib/mcp/docs-index';
+import { loadDocs } from '../lib/docs/pages';
+import { DocsIndex } from '../lib/docs/search';
 import { bindPlatformTools } from '../lib/mcp/platform-tools';
 import { buildServer } from '../lib/mcp/tool';
 import { DOCS_INSTRUCTIONS } from '../plugins/mcp-docs';
 import { docsTools } from '../plugins/mcp-docs/tools';
 import { PLATFORM_INSTRUCTIONS, platformCatalogue } from '../plugins/mcp-platform';
 import { ConfigError, loadAppToken, loadMcpConfig, type McpConfig } from './config';
-import { docsDir } from './mcp';
+import { DOCS_DIR } from './docs';
 import pkg from '../package.json';
 
 // stdio mode (`node dist/manifest/stdio.js`): one MCP session over standard input and output for a local client,
@@ -30,7 +31,7 @@ async function runStdio(config: McpConfig, token: string, log: (line: string) =>
     const { offered } = platformCatalogue({ readOnly: config.mcpReadOnly, allowedTools: config.mcpAllowedTools });
     const tools = [
         ...bindPlatformTools(offered, api, authorization),
-        ...docsTools(loadDocs(docsDir(), `${config.publicUrl}/docs`))
+        ...docsTools(new DocsIndex(loadDocs(DOCS_DIR)), config.publicUrl)
     ];
     const server = buildServer({ name: 'hostless', version: pkg.version, instructions: `${PLATFORM_INSTRUCTIONS} ${DOCS_INSTRUCTIONS}` }, tools);
     await server.connect(new StdioServerTransport());

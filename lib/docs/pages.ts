@@ -46,7 +46,7 @@ export function stripComments(markdown: string): string {
 export function loadDocs(dir: string): DocPage[] {
     const pages = markdownFiles(dir).map((file) => {
         const markdown = stripComments(Fs.readFileSync(Path.join(dir, file), 'utf8'));
-        const path = file.slice(0, -'.md'.length).split(Path.sep).join('/');
+        const path = file.replace(/\.mdx?$/, '').split(Path.sep).join('/');
         const sections = splitSections(markdown);
         const title = /^# +(.+)$/m.exec(markdown)?.[1]?.trim() ?? path;
         return { path, title, markdown, sections };
@@ -61,7 +61,7 @@ export function loadDocs(dir: string): DocPage[] {
 function markdownFiles(dir: string, relative = ''): string[] {
     return Fs.readdirSync(Path.join(dir, relative), { withFileTypes: true }).flatMap((entry) => {
         const file = Path.join(relative, entry.name);
-        return entry.isDirectory() ? markdownFiles(dir, file) : entry.name.endsWith('.md') ? [file] : [];
+        return entry.isDirectory() ? markdownFiles(dir, file) : /\.mdx?$/.test(entry.name) ? [file] : [];
     });
 }
 

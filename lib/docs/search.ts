@@ -16,6 +16,13 @@ export interface SearchHit {
     snippet: SnippetPart[];
 }
 
+/** A page, scored by its best section: what the MCP documentation tools return. */
+export interface PageHit {
+    page: DocPage;
+    score: number;
+    snippet: string;
+}
+
 interface Entry {
     page: DocPage;
     section: DocSection;
@@ -55,8 +62,10 @@ export class DocsIndex {
     private readonly entries: Entry[] = [];
     private readonly postings = new Map<string, Map<number, number>>();    // term -> entry -> weighted frequency
     private readonly averageLength: number;
+    private readonly byPath: Map<string, DocPage>;
 
-    constructor(pages: readonly DocPage[]) {
+    constructor(private readonly pages: readonly DocPage[]) {
+        this.byPath = new Map(pages.map((page) => [page.path, page]));
         for (const page of pages) {
             for (const section of page.sections) {
                 const id = this.entries.length;
@@ -81,28 +90,22 @@ export class DocsIndex {
         this.averageLength = this.entries.reduce((sum, entry) => sum + entry.length, 0) / Math.max(1, this.entries.length);
     }
 
+    /** Every page, in the order they were loaded (the index first, then as the index links them). */
+    list(): readonly DocPage[] {
+        return this.pages;
+    }
+
+    /** A page by its path; a leading slash and a `.md`/`.mdx` extension are tolerated. */
+    get(path: string): DocPage | null {
+        return this.byPath.get(path.trim().replace(/^\/+|\/+$/g, '').replace(/\.mdx?$/, '')) ?? null;
+    }
+
     /** The best sections for a query, best first, at most three per page. */
     search(query: string, limit = 10): SearchHit[] {
-        const terms = [...new Set(words(query).map(stem))];
-        const scores = new Map<number, number>();
-        for (const term of terms) {
-            const posting = this.postings.get(term);
-            if (!posting) {
-                continue;
-            }
-
-            const idf = Math.log(1 + (this.entries.length - posting.size + 0.5) / (posting.size + 0.5));
-            for (const [id, frequency] of posting) {
-                const entry = this.entries[id]!;
-                const norm = frequency + K1 * (1 - B + B * entry.length / this.averageLength);
-                scores.set(id, (scores.get(id) ?? 0) + idf * frequency * (K1 + 1) / norm);
-            }
-        }
-
+        const terms = queryTerms(query);
         const perPage = new Map<string, number>();
         const hits: SearchHit[] = [];
-        const ranked = [...scores].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
-        for (const [id, score] of ranked) {
+        for (const [id, score] of this.ranked(terms)) {
             const { page, section } = this.entries[id]!;
             const shown = perPage.get(page.path) ?? 0;
             if (shown >= PER_PAGE) {
@@ -118,7 +121,52 @@ export class DocsIndex {
 
         return hits;
     }
+
+    /** The best pages for a query, best first, each scored by its best section, with that section's passage. */
+    searchPages(query: string, limit = 10): PageHit[] {
+        const terms = queryTerms(query);
+        const seen = new Set<string>();
+        const hits: PageHit[] = [];
+        for (const [id, score] of this.ranked(terms)) {
+            const { page, section } = this.entries[id]!;
+            if (seen.has(page.path)) {
+                continue;
+            }
+
+            seen.add(page.path);
+            const text = snippet(section.text || section.heading, terms).map((part) => part.text).join('');
+            const passage = section.heading && section.heading !== page.title && section.text ? `${section.heading}: ${text}` : text;
+            hits.push({ page, score: Math.round(score * 1000) / 1000, snippet: passage });
+            if (hits.length >= limit) {
+                break;
+            }
+        }
+
+        return hits;
+    }
+
+    /** Sections holding any of the terms, by BM25 score, best first. */
+    private ranked(terms: readonly string[]): Array<[number, number]> {
+        const scores = new Map<number, number>();
+        for (const term of terms) {
+            const posting = this.postings.get(term);
+            if (!posting) {
+                continue;
+            }
+
+            const idf = Math.log(1 + (this.entries.length - posting.size + 0.5) / (posting.size + 0.5));
+            for (const [id, frequency] of posting) {
+                const entry = this.entries[id]!;
+                const norm = frequency + K1 * (1 - B + B * entry.length / this.averageLength);
+                scores.set(id, (scores.get(id) ?? 0) + idf * frequency * (K1 + 1) / norm);
+            }
+        }
+
+        return [...scores].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    }
 }
+
+const queryTerms = (query: string) => [...new Set(words(query).map(stem))];
 
 /** A window of the text around the first query term, cut at word boundaries, with every query term marked. */
 export function snippet(text: string, terms: readonly string[]): SnippetPart[] {

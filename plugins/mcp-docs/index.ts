@@ -1,4 +1,5 @@
-import { loadDocs, type DocsIndex } from '../../lib/mcp/docs-index';
+import { loadDocs } from '../../lib/docs/pages';
+import { DocsIndex } from '../../lib/docs/search';
 import { MCP_PAYLOAD, methodNotAllowed, mountTable, originGuard, serveMcp } from '../../lib/mcp/http';
 import { buildServer, type ServerInfo } from '../../lib/mcp/tool';
 import type { FamilyPlugin } from '../../lib/route-table';
@@ -9,7 +10,7 @@ import { docsTools } from './tools';
 // credential is asked for and none is used: an Authorization header sent here is ignored, never refused.
 export interface McpDocsPluginOptions {
     docsDir: string;                                            // the markdown folder (the project's docs/)
-    docsBaseUrl: string;                                        // its public site: `<PUBLIC_URL>/docs`
+    publicUrl: string;                                          // the API's origin: its /docs site shows the pages
     allowedOrigins: readonly string[];                          // MCP_ALLOWED_ORIGINS
     version: string;
 }
@@ -26,8 +27,8 @@ export const mcpDocsPlugin: FamilyPlugin<McpDocsPluginOptions> = {
     name: 'hostless-mcp-docs',
     table: mcpDocsTable,
     register(server, options) {
-        const index = loadDocs(options.docsDir, options.docsBaseUrl);
-        const tools = docsTools(index);
+        const index = new DocsIndex(loadDocs(options.docsDir));
+        const tools = docsTools(index, options.publicUrl);
         const info: ServerInfo = { name: 'hostless-docs', version: options.version, instructions: DOCS_INSTRUCTIONS };
         const ext = { onPreAuth: { method: originGuard(options.allowedOrigins) } };
 

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 
-import type { DocPage, DocsIndex } from '../../lib/mcp/docs-index';
+import { docUrlPath, type DocPage } from '../../lib/docs/pages';
+import type { DocsIndex } from '../../lib/docs/search';
 import { failure, jsonResult, success, type Tool } from '../../lib/mcp/tool';
 
 // The documentation tools over docs/: `search` and `fetch` in the OpenAI retrieval shape, and docs_search,
@@ -14,9 +15,10 @@ const shown = (value: string) => JSON.stringify(value.length > 80 ? `${value.sli
 const missing = (what: string, value: string) =>
     failure(`No documentation page has the ${what} ${shown(value)}. Call docs_list for every page, or search for one.`);
 
-const listed = (doc: DocPage) => ({ path: doc.path, title: doc.title, url: doc.url });
-
-export function docsTools(index: DocsIndex): Tool[] {
+/** The documentation tools over the docs index; `publicUrl` is the API's origin, whose /docs site shows the pages. */
+export function docsTools(index: DocsIndex, publicUrl: string): Tool[] {
+    const url = (doc: DocPage) => `${publicUrl}${docUrlPath(doc.path)}`;
+    const listed = (doc: DocPage) => ({ path: doc.path, title: doc.title, url: url(doc) });
     return [
         {
             name: 'search',
@@ -32,7 +34,7 @@ export function docsTools(index: DocsIndex): Tool[] {
                     return failure('The query is empty: pass one or more keywords to search for.');
                 }
 
-                return jsonResult({ results: index.search(text, 10).map((hit) => ({ id: hit.page.path, title: hit.page.title, url: hit.page.url })) });
+                return jsonResult({ results: index.searchPages(text, 10).map((hit) => ({ id: hit.page.path, title: hit.page.title, url: url(hit.page) })) });
             }
         },
         {
@@ -54,7 +56,7 @@ export function docsTools(index: DocsIndex): Tool[] {
                     return missing('id', wanted);
                 }
 
-                return jsonResult({ id: doc.path, title: doc.title, text: doc.text, url: doc.url, metadata: { path: doc.path, format: 'markdown', source: 'Hostless documentation' } });
+                return jsonResult({ id: doc.path, title: doc.title, text: doc.markdown, url: url(doc), metadata: { path: doc.path, format: 'markdown', source: 'Hostless documentation' } });
             }
         },
         {
@@ -74,7 +76,7 @@ export function docsTools(index: DocsIndex): Tool[] {
                     return failure('The query is empty: pass one or more keywords to search for.');
                 }
 
-                const hits = index.search(text, typeof limit === 'number' ? limit : 10);
+                const hits = index.searchPages(text, typeof limit === 'number' ? limit : 10);
                 const results = hits.map((hit) => ({ ...listed(hit.page), snippet: hit.snippet, score: hit.score }));
                 const summary = results.length ? `${results.length} page(s) match, best first.` : 'No page matches; try other words, or docs_list.';
                 return success(summary, { results });
@@ -99,7 +101,7 @@ export function docsTools(index: DocsIndex): Tool[] {
                     return missing('path', wanted);
                 }
 
-                return { content: [{ type: 'text', text: doc.text }], structuredContent: { ...listed(doc), text: doc.text } };
+                return { content: [{ type: 'text', text: doc.markdown }], structuredContent: { ...listed(doc), text: doc.markdown } };
             }
         },
         {

@@ -104,4 +104,33 @@ describe('docs search', () => {
         expect(hits.slice(0, 3).map((hit) => hit.page.path)).to.include('authentication');
         expect(hits[0]!.snippet.some((part) => part.match)).to.be.true();
     });
+    it('ranks whole pages by their best section for the MCP tools, once each, with a passage naming the section', () => {
+        const index = new DocsIndex([
+            page('overview', '# Overview\n\nEverything in one place. Webhooks exist. Billing too.'),
+            page('webhooks', '# Webhooks\n\nWebhooks deliver events.\n\n## Signatures\n\nVerify the webhook signature before trusting a webhook.'),
+            page('faq', '# FAQ\n\n## Why sign?\n\nA webhook signature proves the sender.')
+        ]);
+        const hits = index.searchPages('webhook signature');
+        expect(hits.map((hit) => hit.page.path)).to.equal(['webhooks', 'faq', 'overview']);
+        expect(hits[0]!.snippet).to.equal('Signatures: Verify the webhook signature before trusting a webhook.');
+        expect(hits.map((hit) => hit.score)).to.equal([...hits.map((hit) => hit.score)].sort((a, b) => b - a));
+        expect(index.searchPages('webhook', 2)).to.have.length(2);
+        expect(index.searchPages('xylophone')).to.equal([]);
+    });
+
+    it('finds a page by its path, forgiving a leading slash and the extension, and lists pages in load order', () => {
+        const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), 'hostless-docs-'));
+        Fs.mkdirSync(Path.join(dir, 'guides'));
+        Fs.writeFileSync(Path.join(dir, 'index.md'), '# Home\n\nSee [deploying](guides/deploy.md).\n');
+        Fs.writeFileSync(Path.join(dir, 'guides', 'deploy.mdx'), '# Deploying an app\n\nPush to deploy.\n');
+        Fs.writeFileSync(Path.join(dir, 'notes.txt'), 'not a page');
+        const index = new DocsIndex(loadDocs(dir));
+        expect(index.list().map((doc) => doc.path)).to.equal(['index', 'guides/deploy']);
+        for (const path of ['guides/deploy', '/guides/deploy', 'guides/deploy.mdx', ' guides/deploy.md ']) {
+            expect(index.get(path)?.title, path).to.equal('Deploying an app');
+        }
+
+        expect(index.get('guides')).to.be.null();
+        Fs.rmSync(dir, { recursive: true });
+    });
 });
