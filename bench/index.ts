@@ -105,7 +105,7 @@ async function main(): Promise<void> {
 
         const mcp = await mcpTarget(`http://127.0.0.1:${api.mcpPort}/mcp`, api.token);
         const listed = await compare({ label: `GET ${MCP_LIST.rest}`, url: `${base}${MCP_LIST.rest}`, headers: { authorization: api.token } }, mcp);
-        console.log(`\n${MCP_LIST.tool} through MCP (POST /mcp tools/call: introspection, a new McpServer, the REST call in-process)`);
+        console.log(`\n${MCP_LIST.tool} through MCP (POST /mcp tools/call: introspection, a new SDK Server and transport, the REST call in-process)`);
         console.log(`  ${`GET ${MCP_LIST.rest} directly`.padEnd(28)} ${listed.baseline.toFixed(0).padStart(8)} req/s`);
         console.log(`  ${`${MCP_LIST.tool} through MCP`.padEnd(28)} ${listed.subject.toFixed(0).padStart(8)} req/s`);
         console.log(`  ratio                        ${listed.ratio.toFixed(3).padStart(8)}   (target >= 0.5)`);

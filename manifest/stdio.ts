@@ -3,7 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { ApiUnreachableError, httpApiClient } from '../lib/mcp/api-client';
 import { loadDocs } from '../lib/docs/pages';
 import { DocsIndex } from '../lib/docs/search';
-import { bindPlatformTools } from '../lib/mcp/platform-tools';
+import { platformToolsOn } from '../lib/mcp/platform-tools';
 import { buildServer } from '../lib/mcp/tool';
 import { DOCS_INSTRUCTIONS } from '../plugins/mcp-docs';
 import { docsTools } from '../plugins/mcp-docs/tools';
@@ -30,10 +30,10 @@ async function runStdio(config: McpConfig, token: string, log: (line: string) =>
     const identity = answer.body as { via: string; credentialId: string };
     const { offered } = platformCatalogue({ readOnly: config.mcpReadOnly, allowedTools: config.mcpAllowedTools });
     const tools = [
-        ...bindPlatformTools(offered, api, authorization),
+        ...platformToolsOn(offered, api),
         ...docsTools(new DocsIndex(loadDocs(DOCS_DIR)), config.publicUrl)
     ];
-    const server = buildServer({ name: 'hostless', version: pkg.version, instructions: `${PLATFORM_INSTRUCTIONS} ${DOCS_INSTRUCTIONS}` }, tools);
+    const server = buildServer({ name: 'hostless', version: pkg.version, instructions: `${PLATFORM_INSTRUCTIONS} ${DOCS_INSTRUCTIONS}` }, tools, { authorization });
     await server.connect(new StdioServerTransport());
     log(`Hostless MCP server on stdio: ${tools.length} tools, acting as ${identity.via} ${identity.credentialId} on ${config.apiBaseUrl}\n`);
 }

@@ -2,35 +2,29 @@ import * as Boom from '@hapi/boom';
 import Hoek from '@hapi/hoek';
 import type { Lifecycle, Request, ResponseObject, ResponseToolkit, RouteOptions, RouteOptionsPayload, Server } from '@hapi/hapi';
 import type { Server as McpServer } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 
 import { pairHandlers, type RouteTable } from '../route-table';
+import { JsonResponseTransport } from './json-transport';
 
-// MCP over streamable HTTP inside hapi, stateless: every POST gets a new McpServer and a new transport. hapi parses
-// the JSON body and owns the response (security headers, logs); the SDK's web-standard transport gets the headers
+// MCP over streamable HTTP inside hapi, stateless: every POST gets a new SDK Server and a new transport. hapi parses
+// the JSON body and owns the response (security headers, logs); the transport (json-transport.ts) gets the headers
 // the protocol reads and the parsed message, and answers with plain JSON (no event stream). The caller's
 // Authorization header is not handed to the SDK: tools receive the credential from the route, nothing else does.
-const PROTOCOL_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'];
 
 /** Serves one JSON-RPC POST with a server built for this request alone. */
 export async function serveMcp(request: Request, h: ResponseToolkit, server: McpServer): Promise<ResponseObject> {
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new JsonResponseTransport();
     await server.connect(transport);
-    const headers = new Headers();
-    for (const name of PROTOCOL_HEADERS) {
+    const header = (name: string) => {
         const value = request.headers[name];
-        if (typeof value === 'string') {
-            headers.set(name, value);
-        }
-    }
+        return typeof value === 'string' ? value : undefined;
+    };
 
-    // With JSON responses the transport answers once every request in the message has been handled: nothing is left
-    // in flight, so the server and transport are dropped rather than closed (closing builds an error object per
-    // request to reject pending calls there cannot be).
-    const answer = await transport.handleRequest(new Request(request.url.href, { method: 'POST', headers }), { parsedBody: request.payload });
-    const response = h.response(answer.body ? await answer.text() : undefined).code(answer.status);
-    answer.headers.forEach((value, name) => void response.header(name, value));
-    return response;
+    // The transport answers once every request in the message has been handled: nothing is left in flight, so the
+    // server and transport are dropped rather than closed (closing builds an error object per request to reject
+    // pending calls there cannot be).
+    const answer = await transport.handle({ accept: header('accept'), contentType: header('content-type'), protocolVersion: header('mcp-protocol-version') }, request.payload);
+    return answer.body === null ? h.response().code(answer.status) : h.response(answer.body).type('application/json').code(answer.status);
 }
 
 /** An HTTP-level refusal on an MCP endpoint, in the JSON-RPC error shape the SDK uses for its own. */

@@ -202,11 +202,18 @@ export function toolResult(tool: PlatformToolDefinition, args: Record<string, un
     return success(`${verb} ${tool.noun} ${String(body.name ?? body.id ?? '')}.`, body);
 }
 
-/** The selected definitions as tools acting with one caller's Authorization header, on this deployment's API only. */
-export function bindPlatformTools(definitions: readonly PlatformToolDefinition[], api: ApiClient, authorization: string): Tool[] {
+/**
+ * The definitions as tools acting on this deployment's API only, each call with the Authorization header of the
+ * request it belongs to (the context). Built once at start; a call without a credential is refused without asking.
+ */
+export function platformToolsOn(definitions: readonly PlatformToolDefinition[], api: ApiClient): Array<Tool & PlatformToolDefinition> {
     return definitions.map((definition) => ({
         ...definition,
-        handler: async (args) => {
+        handler: async (args, { authorization }) => {
+            if (!authorization) {
+                return failure(`${definition.name} needs a credential: platform tools act as their caller`);
+            }
+
             try {
                 return toolResult(definition, args, await api.request(apiRequest(definition, args, authorization)));
             }

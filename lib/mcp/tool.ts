@@ -3,8 +3,9 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool as ListedTool, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 
-// A tool is data (name, schemas, annotations, the group it is selected by) plus a handler. Definitions are built
-// once at start; each request registers the selected ones on its own McpServer.
+// A tool is data (name, schemas, annotations, the group it is selected by) plus a handler. Tools are built once at
+// start; each request registers the selected ones on its own Server, with what that request's calls act as (the
+// caller's credential) passed to the handlers as a context, so nothing is bound per request.
 
 export interface ToolDefinition {
     name: string;
@@ -16,7 +17,12 @@ export interface ToolDefinition {
     annotations: ToolAnnotations & { readOnlyHint: boolean };
 }
 
-export type ToolHandler = (args: Record<string, unknown>) => Promise<CallToolResult>;
+/** What one request's tool calls act with: the caller's Authorization header (null where the tools need none). */
+export interface CallContext {
+    authorization: string | null;
+}
+
+export type ToolHandler = (args: Record<string, unknown>, context: CallContext) => Promise<CallToolResult>;
 
 export interface Tool extends ToolDefinition {
     handler: ToolHandler;
@@ -60,7 +66,7 @@ function listing(tool: ToolDefinition): ListedTool {
 }
 
 /** An MCP server offering exactly these tools (an empty selection still answers tools/list and tools/call). */
-export function buildServer(info: ServerInfo, tools: readonly Tool[]): Server {
+export function buildServer(info: ServerInfo, tools: readonly Tool[], context: CallContext = { authorization: null }): Server {
     const server = new Server({ name: info.name, version: info.version }, { capabilities: { tools: {} }, instructions: info.instructions, jsonSchemaValidator: validator });
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(listing) }));
@@ -77,7 +83,7 @@ export function buildServer(info: ServerInfo, tools: readonly Tool[]): Server {
         }
 
         try {
-            return await tool.handler(args.data as Record<string, unknown>);
+            return await tool.handler(args.data as Record<string, unknown>, context);
         }
         catch (err) {
             return failure(err instanceof Error ? err.message : String(err));

@@ -1,6 +1,6 @@
 import type { ApiClient } from '../../lib/mcp/api-client';
 import { MCP_PAYLOAD, methodNotAllowed, mountTable, originGuard, rpcRefusal, serveMcp } from '../../lib/mcp/http';
-import { bindPlatformTools, platformTools, type KindTools, type PlatformToolDefinition } from '../../lib/mcp/platform-tools';
+import { platformTools, platformToolsOn, type KindTools } from '../../lib/mcp/platform-tools';
 import { parseSelection, selectTools, SelectionError, type Selection } from '../../lib/mcp/selection';
 import { buildServer, type ServerInfo } from '../../lib/mcp/tool';
 import type { FamilyPlugin } from '../../lib/route-table';
@@ -59,6 +59,7 @@ export const mcpPlatformPlugin: FamilyPlugin<McpPlatformPluginOptions> = {
     table: mcpPlatformTable,
     register(server, options) {
         const { all, offered } = platformCatalogue(options);
+        const tools = platformToolsOn(offered, options.api);          // what a request without X-MCP-Tools is offered
         const info: ServerInfo = { name: 'hostless', version: options.version, instructions: PLATFORM_INSTRUCTIONS };
         const metadata = protectedResourceMetadata(options.publicUrl, options.mcpPublicUrl);
         const ext = { onPreAuth: { method: originGuard(options.allowedOrigins) } };
@@ -73,21 +74,22 @@ export const mcpPlatformPlugin: FamilyPlugin<McpPlatformPluginOptions> = {
             'mcp.platform': {
                 options: { payload: MCP_PAYLOAD, ext },
                 handler: (request, h) => {
-                    let narrowed: Selection | null = null;
-                    try {
-                        narrowed = parseSelection(String(request.headers[TOOLS_HEADER] ?? ''), all);
-                    }
-                    catch (err) {
-                        if (err instanceof SelectionError) {
-                            return rpcRefusal(h, 400, `The X-MCP-Tools header names an ${err.message}`);
+                    const header = request.headers[TOOLS_HEADER];
+                    let selected = tools;
+                    if (header !== undefined && String(header).trim()) {
+                        try {
+                            selected = selectTools(tools, { readOnly: false, names: null }, parseSelection(String(header), all));
                         }
+                        catch (err) {
+                            if (err instanceof SelectionError) {
+                                return rpcRefusal(h, 400, `The X-MCP-Tools header names an ${err.message}`);
+                            }
 
-                        throw err;
+                            throw err;
+                        }
                     }
 
-                    const selected: PlatformToolDefinition[] = selectTools(offered, { readOnly: false, names: null }, narrowed);
-                    const tools = bindPlatformTools(selected, options.api, caller(request).authorization);
-                    return serveMcp(request, h, buildServer(info, tools));
+                    return serveMcp(request, h, buildServer(info, selected, { authorization: caller(request).authorization }));
                 }
             },
             'mcp.platform.get': { options: { ext }, handler: methodNotAllowed },

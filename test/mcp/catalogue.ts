@@ -4,7 +4,9 @@ import * as Hapi from '@hapi/hapi';
 import * as Lab from '@hapi/lab';
 
 import { compose } from '../../lib/compose';
-import { httpApiClient } from '../../lib/mcp/api-client';
+import { httpApiClient, type ApiClient } from '../../lib/mcp/api-client';
+import { platformToolsOn } from '../../lib/mcp/platform-tools';
+import { failure } from '../../lib/mcp/tool';
 import { mountedTables } from '../../manifest/api';
 import { PLATFORM_TOOL_KINDS } from '../../manifest/routes/mcp-tools';
 import { mcpPlatformPlugin, platformCatalogue } from '../../plugins/mcp-platform';
@@ -170,5 +172,23 @@ describe('the apps tools switched on, against a fake REST API', () => {
         finally {
             await client.close();
         }
+    });
+
+    it('builds its tools once and acts with each call\'s own credential, asking nothing without one', async () => {
+        const seen: string[] = [];
+        const api: ApiClient = {
+            baseUrl: 'http://api.invalid',
+            request: async (request) => {
+                seen.push(request.authorization);
+                return { status: 200, body: [], link: null };
+            },
+            introspect: () => Promise.reject(new Error('not asked'))
+        };
+        const tool = platformToolsOn(all.filter((definition) => definition.name === 'apps_list'), api)[0]!;
+        await tool.handler({}, { authorization: 'Bearer first' });
+        await tool.handler({}, { authorization: 'svk_second' });
+        const refused = await tool.handler({}, { authorization: null });
+        expect(refused).to.equal(failure('apps_list needs a credential: platform tools act as their caller'));
+        expect(seen).to.equal(['Bearer first', 'svk_second']);
     });
 });
