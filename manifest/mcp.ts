@@ -1,6 +1,7 @@
 import type { Manifest } from '../lib/compose';
 import { renderToolList } from '../lib/docs/mcp-page';
 import type { ApiClient } from '../lib/mcp/api-client';
+import { loopbackHosts } from '../lib/mcp/http';
 import { DocsIndex } from '../lib/docs/search';
 import type { RouteTable } from '../lib/route-table';
 import { logPlugin } from '../plugins/log';
@@ -28,6 +29,7 @@ export function mcpToolList(): string {
 // The MCP server: its own hapi server and port, with no database and no token of its own. Platform tools act with
 // each caller's credential on this deployment's API, through `api` (HTTP to API_BASE_URL, or the API's inject()).
 export function mcpManifest(config: McpConfig, api: ApiClient, write: (line: string) => void): Manifest {
+    const allowedHosts = loopbackHosts(config.host, config.mcpPublicUrl);
     return {
         server: {
             host: config.host,
@@ -51,12 +53,13 @@ export function mcpManifest(config: McpConfig, api: ApiClient, write: (line: str
                         readOnly: config.mcpReadOnly,
                         allowedTools: config.mcpAllowedTools,
                         allowedOrigins: config.mcpAllowedOrigins,
+                        allowedHosts,
                         version: pkg.version
                     }
                 },
                 {
                     plugin: mcpDocsPlugin,
-                    options: { docsDir: DOCS_DIR, publicUrl: config.publicUrl, allowedOrigins: config.mcpAllowedOrigins, version: pkg.version }
+                    options: { docsDir: DOCS_DIR, publicUrl: config.publicUrl, allowedOrigins: config.mcpAllowedOrigins, allowedHosts, version: pkg.version }
                 }
             ]
         }

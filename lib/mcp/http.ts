@@ -47,14 +47,37 @@ export function normalizeOrigin(value: string): string | null {
     }
 }
 
+export interface RebindingRules {
+    allowedOrigins: readonly string[];                          // MCP_ALLOWED_ORIGINS
+    allowedHosts: readonly string[] | null;                     // the Host names answered to; null: any (see loopbackHosts)
+}
+
 /**
- * Refuses a request whose Origin header is present and not allowed (DNS rebinding, MCP transport security): 403
- * before authentication. Clients that are not browsers send no Origin and pass. `*` allows every origin.
+ * The Host names a server bound to a loopback address answers to: the loopback names, its bind address and its
+ * public URL's host. A page on another site that rebinds its own name to 127.0.0.1 still sends its own name as
+ * Host, so it is refused. null (any Host) for a server bound to another address, which is reached under names of
+ * the operator's choosing.
  */
-export function originGuard(allowed: readonly string[]): Lifecycle.Method {
-    const any = allowed.includes('*');
-    const origins = new Set(allowed.map((origin) => normalizeOrigin(origin)).filter(Boolean));
+export function loopbackHosts(bind: string, publicUrl: string): string[] | null {
+    const loopback = bind === 'localhost' || bind === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bind);
+    return loopback ? [...new Set(['localhost', '127.0.0.1', '[::1]', bind.includes(':') ? `[${bind}]` : bind, new URL(publicUrl).hostname])] : null;
+}
+
+/**
+ * The DNS-rebinding checks of the MCP transport rules, 403 before authentication: a Host header outside the allowed
+ * names (loopback binds only), then an Origin header that is present and not allowed. Clients that are not browsers
+ * send no Origin and pass that check. `*` allows every origin.
+ */
+export function rebindingGuard(rules: RebindingRules): Lifecycle.Method {
+    const any = rules.allowedOrigins.includes('*');
+    const origins = new Set(rules.allowedOrigins.map((origin) => normalizeOrigin(origin)).filter(Boolean));
+    const hosts = rules.allowedHosts ? new Set(rules.allowedHosts.map((host) => host.toLowerCase())) : null;
+    const hostRefusal = hosts && `Host not allowed: this server listens on a loopback address and answers to ${[...hosts].join(', ')} only; set MCP_PUBLIC_URL to the address clients use.`;
     return (request, h) => {
+        if (hosts && !hosts.has(request.info.hostname.toLowerCase())) {
+            return rpcRefusal(h, 403, hostRefusal!).takeover();
+        }
+
         const origin = request.headers.origin as string | undefined;
         if (origin === undefined || any || origins.has(normalizeOrigin(origin))) {
             return h.continue;

@@ -1,6 +1,6 @@
 import { loadDocs } from '../../lib/docs/pages';
 import { DocsIndex } from '../../lib/docs/search';
-import { MCP_PAYLOAD, methodNotAllowed, mountTable, originGuard, serveMcp } from '../../lib/mcp/http';
+import { MCP_PAYLOAD, methodNotAllowed, mountTable, rebindingGuard, serveMcp } from '../../lib/mcp/http';
 import { buildServer, type ServerInfo } from '../../lib/mcp/tool';
 import type { FamilyPlugin } from '../../lib/route-table';
 import { mcpDocsTable } from '../../manifest/routes/mcp';
@@ -12,6 +12,7 @@ export interface McpDocsPluginOptions {
     docsDir: string;                                            // the markdown folder (the project's docs/)
     publicUrl: string;                                          // the API's origin: its /docs site shows the pages
     allowedOrigins: readonly string[];                          // MCP_ALLOWED_ORIGINS
+    allowedHosts: readonly string[] | null;                     // the Host names answered to (loopbackHosts); null: any
     version: string;
 }
 
@@ -30,7 +31,7 @@ export const mcpDocsPlugin: FamilyPlugin<McpDocsPluginOptions> = {
         const index = new DocsIndex(loadDocs(options.docsDir));
         const tools = docsTools(index, options.publicUrl);
         const info: ServerInfo = { name: 'hostless-docs', version: options.version, instructions: DOCS_INSTRUCTIONS };
-        const ext = { onPreAuth: { method: originGuard(options.allowedOrigins) } };
+        const ext = { onPreAuth: { method: rebindingGuard(options) } };
 
         server.expose('index', index);
         mountTable(server, mcpDocsTable, {

@@ -1,5 +1,5 @@
 import type { ApiClient } from '../../lib/mcp/api-client';
-import { MCP_PAYLOAD, methodNotAllowed, mountTable, originGuard, rpcRefusal, serveMcp } from '../../lib/mcp/http';
+import { MCP_PAYLOAD, methodNotAllowed, mountTable, rebindingGuard, rpcRefusal, serveMcp } from '../../lib/mcp/http';
 import { platformTools, platformToolsOn, type KindTools } from '../../lib/mcp/platform-tools';
 import { parseSelection, selectTools, SelectionError, type Selection } from '../../lib/mcp/selection';
 import { buildServer, type ServerInfo } from '../../lib/mcp/tool';
@@ -20,6 +20,7 @@ export interface McpPlatformPluginOptions {
     readOnly: boolean;                                          // MCP_READ_ONLY
     allowedTools: readonly string[] | null;                     // MCP_ALLOWED_TOOLS (tools, groups, `readonly`); null: all
     allowedOrigins: readonly string[];                          // MCP_ALLOWED_ORIGINS
+    allowedHosts: readonly string[] | null;                     // the Host names answered to (loopbackHosts); null: any
     version: string;
     kinds?: readonly KindTools[];                               // the tool catalogue (default: manifest/routes/mcp-tools.ts)
 }
@@ -62,15 +63,16 @@ export const mcpPlatformPlugin: FamilyPlugin<McpPlatformPluginOptions> = {
         const tools = platformToolsOn(offered, options.api);          // what a request without X-MCP-Tools is offered
         const info: ServerInfo = { name: 'hostless', version: options.version, instructions: PLATFORM_INSTRUCTIONS };
         const metadata = protectedResourceMetadata(options.publicUrl, options.mcpPublicUrl);
-        const ext = { onPreAuth: { method: originGuard(options.allowedOrigins) } };
+        const ext = { onPreAuth: { method: rebindingGuard(options) } };
+        const hostOnly = { onPreAuth: { method: rebindingGuard({ allowedOrigins: ['*'], allowedHosts: options.allowedHosts }) } };
 
         server.auth.scheme(STRATEGY, () => mcpAuthScheme(options.api, `${options.mcpPublicUrl}/.well-known/oauth-protected-resource`));
         server.auth.strategy(STRATEGY, STRATEGY);
 
         mountTable(server, mcpPlatformTable, {
-            'mcp.health': { handler: () => ({ ok: true, service: 'hostless-mcp', baseUrl: options.publicUrl, docsMcpPath: options.docsMcpPath }) },
-            'mcp.resourceMetadata': { handler: () => metadata },
-            'mcp.resourceMetadata.mcp': { handler: () => metadata },
+            'mcp.health': { options: { ext: hostOnly }, handler: () => ({ ok: true, service: 'hostless-mcp', baseUrl: options.publicUrl, docsMcpPath: options.docsMcpPath }) },
+            'mcp.resourceMetadata': { options: { ext: hostOnly }, handler: () => metadata },
+            'mcp.resourceMetadata.mcp': { options: { ext: hostOnly }, handler: () => metadata },
             'mcp.platform': {
                 options: { payload: MCP_PAYLOAD, ext },
                 handler: (request, h) => {

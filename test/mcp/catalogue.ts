@@ -111,7 +111,7 @@ describe('the apps tools switched on, against a fake REST API', () => {
                     plugin: mcpPlatformPlugin,
                     options: {
                         api: httpApiClient(api.info.uri), publicUrl: 'http://localhost:3000', mcpPublicUrl: 'http://localhost:3001', docsMcpPath: '/mcp/docs',
-                        readOnly: false, allowedTools: null, allowedOrigins: [], version: '0.0.0',
+                        readOnly: false, allowedTools: null, allowedOrigins: [], allowedHosts: null, version: '0.0.0',
                         kinds: PLATFORM_TOOL_KINDS.map((spec) => spec.kind === 'apps' ? { ...spec, offered: true } : spec)
                     }
                 }]

@@ -1,6 +1,9 @@
 import * as Code from '@hapi/code';
 import * as Lab from '@hapi/lab';
 
+import * as Http from 'node:http';
+
+import { loopbackHosts } from '../../lib/mcp/http';
 import { runCli } from '../../manifest/cli';
 import { mcpMountedTables } from '../../manifest/mcp';
 import { MCP_ROUTE_TABLES } from '../../manifest/routes/mcp';
@@ -11,6 +14,25 @@ import { call, connect, INITIALIZE, LIST_TOOLS, mcpInstance, MCP_PUBLIC_URL, MET
 // the 401 challenges of POST /mcp, decided before the body is read and from the API on every request.
 const { describe, it, before, after } = exports.lab = Lab.script();
 const { expect } = Code;
+
+/** A request with a Host header of its own (fetch does not let a caller set one). */
+function withHost(base: string, method: 'GET' | 'POST', path: string, host: string, body?: unknown): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+        const headers: Record<string, string> = { host, accept: 'application/json, text/event-stream' };
+        if (body !== undefined) {
+            headers['content-type'] = 'application/json';
+        }
+
+        const req = Http.request(`${base}${path}`, { method, headers }, (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk) => text += chunk);
+            res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+        });
+        req.on('error', reject);
+        req.end(body === undefined ? undefined : JSON.stringify(body));
+    });
+}
 
 const CHALLENGE = `Bearer resource_metadata="${METADATA_URL}"`;
 
@@ -75,7 +97,7 @@ describe('the MCP server over HTTP', () => {
         });
     });
 
-    describe('the Origin check', () => {
+    describe('the Origin and Host checks', () => {
 
         it('refuses a present Origin that is not allowed with 403 on both endpoints, before any credential check', async () => {
             for (const path of ['/mcp', '/mcp/docs']) {
@@ -95,6 +117,34 @@ describe('the MCP server over HTTP', () => {
                 const res = await post(`${instance.url}/mcp/docs`, INITIALIZE, headers);
                 expect(res.status).to.equal(200);
             }
+        });
+
+        it('refuses a Host header outside the loopback names and MCP_PUBLIC_URL\'s host with 403, on every route of the server', async () => {
+            for (const [method, path, body] of [['POST', '/mcp', INITIALIZE], ['POST', '/mcp/docs', INITIALIZE], ['GET', '/health', undefined], ['GET', '/.well-known/oauth-protected-resource', undefined]] as const) {
+                const res = await withHost(instance.url, method, path, 'evil.example:3001', body);
+                expect(res.status, path).to.equal(403);
+                expect(JSON.parse(res.body).error.message as string).to.startWith('Host not allowed: this server listens on a loopback address and answers to localhost, 127.0.0.1, [::1] only');
+            }
+
+            for (const host of ['localhost:3001', '127.0.0.1', '[::1]:3001', 'LOCALHOST']) {
+                expect((await withHost(instance.url, 'GET', '/health', host)).status, host).to.equal(200);
+            }
+        });
+
+        it('answers to MCP_PUBLIC_URL\'s host, and names the loopback binds the Host check applies to', async () => {
+            const proxied = await mcpInstance({ mcpPublicUrl: 'https://mcp.example.test' });
+            try {
+                expect((await withHost(proxied.url, 'POST', '/mcp/docs', 'mcp.example.test', INITIALIZE)).status).to.equal(200);
+                expect((await withHost(proxied.url, 'POST', '/mcp/docs', 'other.example.test', INITIALIZE)).status).to.equal(403);
+            }
+            finally {
+                await proxied.stop();
+            }
+
+            expect(loopbackHosts('0.0.0.0', 'https://mcp.example.test')).to.be.null();
+            expect(loopbackHosts('10.0.0.5', 'https://mcp.example.test')).to.be.null();
+            expect(loopbackHosts('127.0.0.2', 'http://localhost:3001')).to.equal(['localhost', '127.0.0.1', '[::1]', '127.0.0.2']);
+            expect(loopbackHosts('::1', 'https://mcp.example.test')).to.equal(['localhost', '127.0.0.1', '[::1]', 'mcp.example.test']);
         });
 
         it('allows every origin with *', async () => {
