@@ -62,7 +62,7 @@ export interface CredentialStoreOptions {
 }
 
 export class CredentialStore {
-    private readonly pending = new Set<Promise<unknown>>();
+    private readonly touching = new Map<string, Promise<unknown>>();    // a key's lastUsedAt write in flight, by key id
 
     constructor(private readonly options: CredentialStoreOptions) { }
 
@@ -143,9 +143,10 @@ export class CredentialStore {
     }
 
     // lastUsedAt is written at most once a minute per key, after the response path: a write per request costs a
-    // quarter of the throughput, an fsync per request two thirds (toolcheck.md).
+    // quarter of the throughput, an fsync per request two thirds (toolcheck.md). Until the write lands, reads still see
+    // the old value: the uses meanwhile join the write in flight instead of each queueing one of their own.
     private touch(row: KeyRow, now: number): void {
-        if (row.last_used_at && Date.parse(row.last_used_at) > now - TOUCH_INTERVAL_MS) {
+        if (this.touching.has(row.id) || (row.last_used_at && Date.parse(row.last_used_at) > now - TOUCH_INTERVAL_MS)) {
             return;
         }
 
@@ -156,13 +157,13 @@ export class CredentialStore {
                 .andWhere((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<=', staleBefore))
                 .update({ last_used_at: new Date(now).toISOString() }))
             .catch(this.options.onError)
-            .finally(() => this.pending.delete(write));
+            .finally(() => this.touching.delete(row.id));
 
-        this.pending.add(write);
+        this.touching.set(row.id, write);
     }
 
     /** Waits for deferred writes, so a stopping server loses none. */
     async drain(): Promise<void> {
-        await Promise.all([...this.pending]);
+        await Promise.all([...this.touching.values()]);
     }
 }

@@ -173,5 +173,28 @@ describe('API keys', () => {
             await settled();
             expect(await read() > first, "a use after a minute writes again").to.be.true();
         });
+
+        it('is written once for uses that arrive together, before the first write lands', async () => {
+            const user = await register(instance.server);
+            const key = await createKey(instance.server, user, ['projects:read']);
+            const writes: unknown[] = [];
+            const count = (query: { sql: string; bindings: unknown[] }) => {
+                if (/^update .api_keys. set .last_used_at./.test(query.sql) && query.bindings.includes(key.id)) {
+                    writes.push(query.bindings);
+                }
+            };
+
+            knex().on('query', count);
+            try {
+                const answers = await Promise.all(Array.from({ length: 20 }, () => call('GET', '/v1/projects', key.token)));
+                expect(answers.map((res) => res.statusCode)).to.equal(Array(20).fill(200));
+                await settled();
+            }
+            finally {
+                knex().off('query', count);
+            }
+
+            expect(writes).to.have.length(1);
+        });
     });
 });
