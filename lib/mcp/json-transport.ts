@@ -70,13 +70,12 @@ export class JsonResponseTransport implements Transport {
         }
 
         this.used = true;
-        const refused = this.check(headers, body);
-        if (!Array.isArray(refused)) {
-            this.onerror?.(new Error((refused.body as { error: { message: string } }).error.message));
-            return refused;
+        const messages = this.check(headers, body);
+        if (!Array.isArray(messages)) {
+            this.onerror?.(new Error((messages.body as { error: { message: string } }).error.message));
+            return messages;
         }
 
-        const messages = refused;
         const requests = messages.filter(isRequest);
         if (!requests.length) {
             messages.forEach((message) => this.onmessage?.(message));
