@@ -4,7 +4,7 @@ import type { Lifecycle, Request, ResponseObject, ResponseToolkit, RouteOptions,
 import type { Server as McpServer } from '@modelcontextprotocol/sdk/server/index.js';
 
 import { pairHandlers, type RouteTable } from '../route-table';
-import { JsonResponseTransport } from './json-transport';
+import { JsonResponseTransport, rpcError } from './json-transport';
 
 // MCP over streamable HTTP inside hapi, stateless: every POST gets a new SDK Server and a new transport. hapi parses
 // the JSON body and owns the response (security headers, logs); the transport (json-transport.ts) gets the headers
@@ -29,7 +29,7 @@ export async function serveMcp(request: Request, h: ResponseToolkit, server: Mcp
 
 /** An HTTP-level refusal on an MCP endpoint, in the JSON-RPC error shape the SDK uses for its own. */
 export function rpcRefusal(h: ResponseToolkit, status: number, message: string, code = -32000): ResponseObject {
-    return h.response({ jsonrpc: '2.0', error: { code, message }, id: null }).code(status);
+    return h.response(rpcError(code, message)).code(status);
 }
 
 export const methodNotAllowed: Lifecycle.Method = (_request, h) =>

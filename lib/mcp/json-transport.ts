@@ -28,7 +28,10 @@ export interface TransportAnswer {
     body: unknown;
 }
 
-const refusal = (status: number, code: number, message: string): TransportAnswer => ({ status, body: { jsonrpc: '2.0', error: { code, message }, id: null } });
+/** The body of an HTTP-level refusal, in the JSON-RPC error shape the SDK uses for its own (no request id). */
+export const rpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null });
+
+const refusal = (status: number, code: number, message: string): TransportAnswer => ({ status, body: rpcError(code, message) });
 
 const isRequest = (message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId; method: string } => 'method' in message && 'id' in message;
 const isAnswer = (message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId } => 'id' in message && ('result' in message || 'error' in message);
