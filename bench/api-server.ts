@@ -30,7 +30,7 @@ async function main(): Promise<void> {
 
     const route = server.table().find((r) => r.settings.id === 'projects.list')!;
     const handler = route.settings.handler as Lifecycle.Method;
-    const fixed: Access = { user: { id: user.id, email: user.email, isAdmin: false }, via: 'session', credentialId: 'bench', scopes: SESSION_SCOPES, project: null, resource: null, ids: {} };
+    const fixed: Access = { user: { id: user.id, email: user.email, isAdmin: false }, via: 'session', credentialId: 'bench', scopes: SESSION_SCOPES, pinnedProjects: null, project: null, resource: null, ids: {}, rows: {} };
     server.route({
         method: 'GET',
         path: '/bench/projects-without-auth',

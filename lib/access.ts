@@ -1,5 +1,5 @@
 import * as Boom from '@hapi/boom';
-import type { Request } from '@hapi/hapi';
+import type { ReqRef, Request } from '@hapi/hapi';
 
 import { roleAtLeast, type Permission, type Role } from './roles';
 import type { Scope } from './scopes';
@@ -11,13 +11,15 @@ export interface Access {
     via: 'key' | 'session' | 'oauth';
     credentialId: string;
     scopes: readonly Scope[];
+    pinnedProjects: readonly string[] | null;                   // the credential reaches only these projects; null: all the user's
     project: { id: string; role: Role | null } | null;          // role null: reached through a collaborator grant
     resource: { kind: string; id: string; projectId: string; role: Role | null; permissions: readonly Permission[] } | null;
     ids: Readonly<Record<string, string>>;                      // every resolved kind (the resource and its parents) -> id
+    rows: Readonly<Record<string, object>>;                     // every resolved kind -> its loaded row (see KindRef)
 }
 
 /** The id of a resolved resource or parent (`resolvedId(request, 'app')` on an app's deployment route). */
-export function resolvedId(request: Request, kind: string): string {
+export function resolvedId<Refs extends ReqRef>(request: Request<Refs>, kind: string): string {
     const id = access(request).ids[kind];
     if (!id) {
         throw Boom.internal(`Route ${request.route.settings.id} resolved no ${kind}`);
@@ -26,7 +28,7 @@ export function resolvedId(request: Request, kind: string): string {
     return id;
 }
 
-export function access(request: Request): Access {
+export function access<Refs extends ReqRef>(request: Request<Refs>): Access {
     const resolved = request.plugins.platform;
     if (!resolved) {
         throw Boom.internal('Route reached its handler without the access pipeline');
@@ -41,7 +43,7 @@ export function introspection(credentials: Pick<Access, 'user' | 'via' | 'creden
 }
 
 /** Where a request came from, for the security event log. Forwarded-for headers are not trusted. */
-export function origin(request: Request): { ip: string | null } {
+export function origin<Refs extends ReqRef>(request: Request<Refs>): { ip: string | null } {
     return { ip: request.info.remoteAddress || null };
 }
 

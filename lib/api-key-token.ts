@@ -9,6 +9,7 @@ const PREFIX_LENGTH = 10;
 const BODY_LENGTH = 43;
 const CHECKSUM_LENGTH = 6;
 const TOKEN_PATTERN = /^svk_([0-9A-Za-z]{8,32})_([0-9A-Za-z]{38,122})$/;
+const UNMARKED_PATTERN = /^([0-9A-Za-z]{8,32})_([0-9A-Za-z]{38,122})$/;
 
 export interface ParsedApiKey {
     prefix: string;                                             // the random part, without `svk_`
@@ -32,7 +33,15 @@ export function looksLikeApiKey(value: string): boolean {
 
 /** Parses and checksums a token; null when it is not a well-formed key. */
 export function parseApiKey(token: string): ParsedApiKey | null {
-    const match = TOKEN_PATTERN.exec(token);
+    return checked(TOKEN_PATTERN.exec(token));
+}
+
+/** Whether a text is a key's `<prefix>_<secret>` with a checksum that holds, its `svk_` marker left off. */
+export function isApiKey(unmarked: string): boolean {
+    return checked(UNMARKED_PATTERN.exec(unmarked)) !== null;
+}
+
+function checked(match: RegExpExecArray | null): ParsedApiKey | null {
     if (!match) {
         return null;
     }

@@ -1,7 +1,17 @@
-// Anything shaped like a credential is cut out of a log line or an event: API keys (`svk_<prefix>_<secret>`; the
-// public `svk_<prefix>` alone is kept), refresh tokens and JWTs.
-const CREDENTIAL = /svk_[0-9A-Za-z]+_[0-9A-Za-z]+|svr_[0-9A-Za-z]+|eyJ[\w-]*\.[\w-]*\.?[\w-]*/g;
+import { isApiKey } from './api-key-token';
+
+// Anything shaped like a credential is cut out of a log line or an event. Marked credentials, whatever the case of
+// their marker: API keys (`svk_<prefix>_<secret>`; the public `svk_<prefix>` alone is kept), refresh tokens (`svr_`),
+// OAuth client secrets, codes and refresh tokens (`svoa_`, `svor_`, `svos_`); and JWTs (`eyJ...`). An API key
+// without its marker (`<prefix>_<secret>`, in a path say) is recognised by its shape and its checksum, so no
+// ordinary word or identifier is taken for one.
+const MARKED = /svk_[0-9a-z]+_[0-9a-z]+|svr_[0-9a-z]+|svo[ars]_[0-9a-z]+/gi;
+const JWT = /eyJ[\w-]*\.[\w-]*\.?[\w-]*/g;
+const UNMARKED_KEY = /(?<![0-9A-Za-z])[0-9A-Za-z]{8,32}_[0-9A-Za-z]{38,122}(?![0-9A-Za-z])/g;
 
 export function redact(text: string): string {
-    return text.replace(CREDENTIAL, '[redacted]');
+    return text
+        .replace(MARKED, '[redacted]')
+        .replace(JWT, '[redacted]')
+        .replace(UNMARKED_KEY, (candidate) => isApiKey(candidate) ? '[redacted]' : candidate);
 }

@@ -3,10 +3,10 @@ import Hoek from '@hapi/hoek';
 import Joi from 'joi';
 import type { Lifecycle, NamedPlugin, RouteOptions, RouteOptionsPayload, RouteOptionsValidate, Server } from '@hapi/hapi';
 
-import type { ResourceKind } from './resources';
+import type { ResourceKind, RowLoader } from './resources/kinds';
 import type { Permission, Role } from './roles';
 import type { Scope } from './scopes';
-import { fields, validationMessages } from './validation';
+import { fields, validationMessage, validationPreferences, type Whole } from './validation';
 
 // A route is a line of data: its id, method, path, auth mode, scope, policy and an example. Families bind handlers
 // to their table with bindRoutes(); the access pipeline reads the compiled row from route.settings.plugins.platform.
@@ -38,6 +38,15 @@ export interface RouteExample {
     status?: number;                                            // the success status (default: 200, 201 for creates, 204 when noted)
 }
 
+/** What a route's body is: JSON, a urlencoded form, or multipart/form-data (uploads). */
+export type BodyKind = 'json' | 'form' | 'multipart';
+
+const BODY_TYPES: Readonly<Record<BodyKind, string>> = {
+    json: 'application/json',
+    form: 'application/x-www-form-urlencoded',
+    multipart: 'multipart/form-data'
+};
+
 export interface RouteRow {
     id: string;
     method: Method;
@@ -47,12 +56,27 @@ export interface RouteRow {
     policy?: RoutePolicy;
     description: string;
     example?: RouteExample;                                     // required to mount: the generated tests run from it
-    body?: 'json' | 'form';                                     // the content type a body may have (default json)
+    body?: BodyKind;                                            // the content type a body may have (default json)
+}
+
+/**
+ * How the generated tests make a resource a route example names: a call to another route of the tables, made with
+ * the owner's session; `value` is the path in its response body that names the fixture.
+ */
+export interface Fixture {
+    route: string;
+    params?: Readonly<Record<string, string>>;
+    payload?: unknown;
+    value: string;
+    project?: boolean;                                          // the fixture is a project: the tests' viewer joins it as viewer
+    until?: { field: string; equals: string };                  // a read to repeat until the field has the value (work done by jobs)
 }
 
 export interface RouteTable {
     family: string;
     rows: readonly RouteRow[];
+    kinds?: readonly ResourceKind[];                            // the resource kinds this table's paths name
+    fixtures?: Readonly<Record<string, Fixture>>;               // how the generated tests make what its examples name
 }
 
 export interface CompiledPolicy {
@@ -78,6 +102,42 @@ export interface RouteHandler {
 }
 
 export type RouteHandlers = Record<string, RouteHandler>;
+
+/** What a typed handler's request carries: the validated params, query and payload its schemas describe. */
+export interface Validated<P, Q, B> {
+    Params: P;
+    Query: Q;
+    Payload: B;
+}
+
+export type Empty = Record<string, never>;
+
+/**
+ * A handler whose request is typed by its own schemas: `Joi.object<T, true>` checks that a schema covers exactly the
+ * fields of T, and the handler receives `request.payload` as T, so no handler casts what validation produced.
+ */
+export function route<P extends object = Empty, Q extends object = Empty, B = null>(spec: {
+    params?: Joi.ObjectSchema<P>;
+    query?: Joi.ObjectSchema<Q>;
+    payload?: Joi.Schema<B>;
+    handler: Lifecycle.Method<Validated<P, Q, B>>;
+    body?: RouteOptionsPayload;
+    verify?: Lifecycle.Method;
+    options?: RouteHandler['options'];
+}): RouteHandler {
+    const validate: RouteOptionsValidate = {
+        ...(spec.params ? { params: spec.params } : {}),
+        ...(spec.query ? { query: spec.query } : {}),
+        ...(spec.payload ? { payload: spec.payload } : {})
+    };
+    return {
+        validate,
+        handler: spec.handler as unknown as Lifecycle.Method,      // the one place the validated types meet hapi's defaults
+        ...(spec.body ? { payload: spec.body } : {}),
+        ...(spec.verify ? { verify: spec.verify } : {}),
+        ...(spec.options ? { options: spec.options } : {})
+    };
+}
 
 /** A family plugin names the table it mounts, so the manifest knows every mounted row without starting a server. */
 export interface FamilyPlugin<T> extends NamedPlugin<T> {
@@ -136,16 +196,20 @@ export function pairHandlers<H>(table: RouteTable, handlers: Readonly<Record<str
     });
 }
 
-/** Mounts every row of a table with its handler (see pairHandlers). */
-export function bindRoutes(server: Server, table: RouteTable, handlers: RouteHandlers): void {
+/**
+ * Mounts every row of a table with its handler (see pairHandlers), after registering the table's resource kinds with
+ * the access pipeline; `loaders` turn each kind's loaded row into the family's model.
+ */
+export function bindRoutes(server: Server, table: RouteTable, handlers: RouteHandlers, loaders: Readonly<Record<string, RowLoader>> = {}): void {
     const auth = server.plugins['hostless-auth'];
     Hoek.assert(auth, 'Register the hostless-auth plugin before the', table.family, 'plugin: its routes need the access pipeline');
+    auth.register(table.kinds ?? [], loaders);
 
     for (const [row, route] of pairHandlers(table, handlers)) {
         Hoek.assert(row.auth !== 'webhook' || route.verify, 'Webhook route', row.id, 'needs a verify method');
         Hoek.assert(row.example, 'Route', row.id, 'has no example: the generated security tests need one before it is mounted');
 
-        const compiled = compileRow(row, auth.kinds);
+        const compiled = compileRow(row, auth.kinds());
         const credentialed = row.auth !== 'public' && row.auth !== 'webhook';
 
         server.route({
@@ -168,8 +232,11 @@ export function bindRoutes(server: Server, table: RouteTable, handlers: RouteHan
 
 const noBody = Joi.object({}).allow(null);
 const projectIdField = fields.projectId();
-const preferences = { messages: validationMessages, errors: { wrap: { label: '"' as const } } };
 const sources = ['headers', 'params', 'query', 'payload', 'state'] as const;
+type Source = typeof sources[number];
+const wholes: Record<Source, Whole> = {
+    headers: 'The headers', params: 'The path', query: 'The query string', payload: 'The request body', state: 'The cookies'
+};
 
 // Validation failures name the offending field (never its value); a route that takes no body accepts only an
 // empty one, and unknown keys are refused everywhere (joi's default for objects). Preferences are bound to each
@@ -184,22 +251,35 @@ function validateOptions(row: CompiledRow, validate: RouteOptionsValidate | unde
     for (const source of sources) {
         const schema = merged[source];
         if (Joi.isSchema(schema)) {
-            (merged as Record<string, unknown>)[source] = schema.prefs(preferences);
+            (merged as Record<string, unknown>)[source] = schema.prefs(validationPreferences);
         }
     }
 
     return {
         ...merged,
         failAction: (_request, _h, err) => {
-            const detail = (err as { details?: Array<{ message: string }> } | undefined)?.details?.[0]?.message;
-            throw Boom.badRequest(detail ?? 'Invalid request input');
+            // hapi boomifies joi's error in place, noting which part of the request failed
+            const source = (err as { output?: { payload: { validation?: { source: Source } } } }).output?.payload.validation?.source;
+            throw Boom.badRequest(err instanceof Joi.ValidationError && source
+                ? validationMessage(err, wholes[source], { change: row.method === 'PATCH' })
+                : 'The request is not valid');
         }
     };
 }
 
-function payloadOptions(body: 'json' | 'form', custom: RouteOptionsPayload | undefined): RouteOptionsPayload {
-    const allow = body === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
-    return { allow, maxBytes: 1024 * 1024, protoAction: 'error', ...custom };
+// A body of another content type is refused with 415 saying which one to send; other payload errors pass as they are.
+function payloadOptions(body: BodyKind, custom: RouteOptionsPayload | undefined): RouteOptionsPayload {
+    const allow = BODY_TYPES[body];
+    const unsupported = `The request body must be ${allow}: send it with the header Content-Type: ${allow}`;
+    return {
+        allow,
+        maxBytes: 1024 * 1024,
+        protoAction: 'error',
+        failAction: (_request, _h, err) => {
+            throw Boom.isBoom(err, 415) ? Boom.unsupportedMediaType(unsupported) : err;
+        },
+        ...custom
+    };
 }
 
 /** A key-mode row, the shape of almost every spec route: `/v1` is prepended to the spec's path. */

@@ -27,6 +27,27 @@ export function isScope(value: string): value is Scope {
     return catalogue.has(value);
 }
 
+/**
+ * A key's requested scopes with each `<resource>:*` shorthand expanded to every scope of that resource
+ * (`apps:*` is `apps:read`, `apps:write`, `apps:delete`), in catalogue order and without repeats; what names no scope
+ * (nor a resource, for a shorthand) is returned apart.
+ */
+export function expandScopes(requested: readonly string[]): { scopes: Scope[]; unknown: string[] } {
+    const wanted = new Set<Scope>();
+    const unknown: string[] = [];
+    for (const item of requested) {
+        const resource = item.endsWith(':*') ? item.slice(0, -1) : null;
+        const matching = resource ? SCOPES.filter((scope) => scope.startsWith(resource)) : isScope(item) ? [item] : [];
+        if (!matching.length) {
+            unknown.push(item);
+        }
+
+        matching.forEach((scope) => wanted.add(scope));
+    }
+
+    return { scopes: SCOPES.filter((scope) => wanted.has(scope)), unknown };
+}
+
 /** The scopes a session acts with: everything except the test-data scopes, which only API keys may hold. */
 export const SESSION_SCOPES: readonly Scope[] = SCOPES.filter((scope) => !scope.startsWith('test-data:'));
 

@@ -17,7 +17,14 @@ export const SECURITY_EVENT_TYPES = [
     'user.disabled',
     'user.enabled',
     'user.admin_granted',
-    'user.admin_revoked'
+    'user.admin_revoked',
+    'collaborator.granted',
+    'collaborator.removed',
+    'collaborator.ended',
+    'oauth_client.created',
+    'oauth_client.deleted',
+    'oauth_grant.created',
+    'oauth_grant.revoked'
 ] as const;
 
 export type SecurityEventType = typeof SECURITY_EVENT_TYPES[number];

@@ -42,12 +42,3 @@ export function sessionSigner(options: { secret: Buffer; issuer: string; ttlSeco
         }
     };
 }
-
-export function isSessionToken(token: string): boolean {
-    try {
-        return Jose.decodeProtectedHeader(token).typ === SESSION_TOKEN_TYPE;
-    }
-    catch {
-        return false;
-    }
-}

@@ -13,19 +13,27 @@ import { dashboardPlugin } from '../plugins/dashboard';
 import { healthPlugin } from '../plugins/health';
 import { jobsPlugin } from '../plugins/jobs';
 import { logPlugin } from '../plugins/log';
+import { notificationsPlugin } from '../plugins/notifications';
+import { oauthPlugin } from '../plugins/oauth';
 import { projectsPlugin } from '../plugins/projects';
+import { resourcesPlugin } from '../plugins/resources';
 import { securityEventsPlugin } from '../plugins/security-events';
 import type { Config } from './config';
 import { DOCS_DIR } from './docs';
 import pkg from '../package.json';
 
 /** The families the API mounts, in order: their tables are exactly the routes it serves. */
-export const API_FAMILIES = [accountsPlugin, apiKeysPlugin, projectsPlugin, securityEventsPlugin, appsPlugin, healthPlugin, dashboardPlugin] as const;
+export const API_FAMILIES = [notificationsPlugin, accountsPlugin, apiKeysPlugin, projectsPlugin, securityEventsPlugin, oauthPlugin, appsPlugin, healthPlugin, dashboardPlugin] as const;
 
 
 /** The password that seals the dashboard's session cookie: derived from SESSION_SECRET, so rotating it signs everyone out. */
 export function dashboardCookiePassword(config: Config): string {
     return deriveKey(config.sessionSecret, 'dashboard-cookie').toString('base64url');
+}
+
+/** The MCP server's resource URL: the audience OAuth clients ask tokens for. */
+export function mcpResource(config: Config): string {
+    return `${config.mcpPublicUrl}/mcp`;
 }
 
 export function mountedTables(): RouteTable[] {
@@ -54,17 +62,34 @@ export function apiManifest(config: Config, knex: Knex, write: (line: string) =>
                 { plugin: logPlugin, options: { write } },
                 { plugin: jobsPlugin, options: { knex, mode: config.jobs.mode, concurrency: config.jobs.concurrency, ...(config.jobs.leaseMs ? { leaseMs: config.jobs.leaseMs } : {}) } },
                 { plugin: authPlugin, options: { knex, sessionSecret: config.sessionSecret, issuer: config.publicUrl } },
+                {
+                    plugin: notificationsPlugin,
+                    options: {
+                        knex, publicUrl: config.publicUrl, retentionDays: config.notifications.retentionDays,
+                        smtp: config.notifications.smtpUrl ? { url: config.notifications.smtpUrl, from: config.notifications.from } : null
+                    }
+                },
                 { plugin: accountsPlugin, options: { knex, passwordCost: config.passwordCost, signupEnabled: config.signupEnabled } },
                 { plugin: apiKeysPlugin, options: { knex } },
                 { plugin: projectsPlugin, options: { knex } },
                 { plugin: securityEventsPlugin, options: { knex, retentionDays: config.securityEventRetentionDays } },
                 {
-                    plugin: appsPlugin,
+                    plugin: oauthPlugin,
                     options: {
-                        knex, encryptionKey: config.encryptionKey, driver, prices: config.prices, githubApiUrl: config.github.apiUrl,
-                        outboundAllowlist: config.outbound.allowlist, dnsServers: config.dnsServers, reviewAppHours: config.reviewAppHours
+                        knex, encryptionKey: config.encryptionKey, issuer: config.publicUrl, resource: mcpResource(config),
+                        assistant: config.oauth.assistant, legacy: config.oauth.legacy,
+                        // Plain-http documents on loopback only outside production, and only where OUTBOUND_ALLOWLIST lets the client reach them.
+                        metadataDocuments: config.oauth.metadataDocuments ? { allowlist: config.outbound.allowlist, allowHttpLoopback: !config.production } : null
                     }
                 },
+                {
+                    plugin: resourcesPlugin,
+                    options: {
+                        knex, encryptionKey: config.encryptionKey, driver, githubApiUrl: config.github.apiUrl,
+                        outboundAllowlist: config.outbound.allowlist, dnsServers: config.dnsServers
+                    }
+                },
+                { plugin: appsPlugin, options: { prices: config.prices, reviewAppHours: config.reviewAppHours } },
                 { plugin: healthPlugin, options: { knex, version: pkg.version } },
                 {
                     plugin: dashboardPlugin,

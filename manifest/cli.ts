@@ -2,20 +2,27 @@ import type { Knex } from 'knex';
 
 import { createKnex } from '../lib/db/knex';
 import { migrate } from '../lib/db/migrate';
-import { normalizeEmail } from '../lib/models/user';
+import { normalizeEmail, User } from '../lib/models/user';
+import { Outbox } from '../lib/notifications/outbox';
+import { SigningKeys } from '../lib/oauth/signing-keys';
+import { DatabaseQueue } from '../lib/queue/database-queue';
 import { recordSecurityEvent, type SecurityEventType } from '../lib/security-events';
 import { nowIso } from '../lib/time';
 import { loadConfig, type Config } from './config';
 
-// Operator commands that the API deliberately cannot perform: platform admins and disabled accounts.
-//   npm run cli -- admin grant <email> | admin revoke <email> | user disable <email> | user enable <email>
-export const USAGE = `Usage: npm run cli -- <command> <email>
+// Operator commands that the API deliberately cannot perform: platform admins, disabled accounts, the rotation of
+// the OAuth signing key, and sending again the messages that could not be delivered.
+//   npm run cli -- admin grant <email> | admin revoke <email> | user disable <email> | user enable <email> | oauth rotate-key
+//   npm run cli -- notifications retry [<email>]
+export const USAGE = `Usage: npm run cli -- <command> [<email>]
 
 Commands:
-  admin grant <email>     make the user a platform admin
-  admin revoke <email>    take platform admin away
-  user disable <email>    refuse the user's sessions, API keys and OAuth tokens from the next request on
-  user enable <email>     let a disabled user sign in again (their keys work again; old sessions stay ended)
+  admin grant <email>              make the user a platform admin
+  admin revoke <email>             take platform admin away
+  user disable <email>             refuse the user's sessions, API keys and OAuth tokens from the next request on
+  user enable <email>              let a disabled user sign in again (their keys work again; old sessions stay ended)
+  oauth rotate-key                 sign OAuth access tokens with a new key; the previous one stays published until its tokens expire
+  notifications retry [<email>]    queue again every message recorded not_configured or failed (of one user, or all)
 
 The database is the one the server uses: DATABASE_URL, or the SQLite file in DATA_DIR (default ./data).`;
 
@@ -43,25 +50,43 @@ const commands: Record<string, Command> = {
     }
 };
 
+// Commands about the deployment rather than one account.
+type DeploymentCommand = (knex: Knex, config: Config) => Promise<string>;
+
+const deploymentCommands: Record<string, DeploymentCommand> = {
+    'oauth rotate-key': async (knex, config) => {
+        const rotated = await new SigningKeys(knex, config.encryptionKey).rotate();
+        const previous = rotated.retired.length ? ` The previous key (${rotated.retired.join(', ')}) stays in the JWKS until ${rotated.publishedUntil}.` : '';
+        return `OAuth access tokens are now signed with key ${rotated.kid}.${previous}`;
+    }
+};
+
 export async function runCli(argv: readonly string[], config: Config, out: (line: string) => void): Promise<number> {
     const [group, action, email, ...rest] = argv;
-    const command = commands[`${group} ${action}`];
-    if (!command || !email || rest.length) {
+    if (group === 'notifications' && action === 'retry' && !rest.length) {
+        return withDatabase(config, (knex) => retryNotifications(knex, config, email, out));
+    }
+
+    const command: Command | undefined = email && !rest.length ? commands[`${group} ${action}`] : undefined;
+    const deploymentCommand: DeploymentCommand | undefined = email === undefined ? deploymentCommands[`${group} ${action}`] : undefined;
+    if (!command && !deploymentCommand) {
         out(USAGE);
         return 2;
     }
 
-    const knex = createKnex(config.database);
-    try {
-        await migrate(knex);
-        const user = await knex('users').where({ email: normalizeEmail(email) }).first();
+    return withDatabase(config, async (knex) => {
+        if (deploymentCommand) {
+            out(await deploymentCommand(knex, config));
+            return 0;
+        }
+
+        const user = await findUser(knex, email, out);
         if (!user) {
-            out(`No user with the email ${email}.`);
             return 1;
         }
 
         const outcome = await knex.transaction(async (trx) => {
-            const result = await command(trx, user.id);
+            const result = await command!(trx, user.id);
             if (result.event) {
                 await recordSecurityEvent(trx, { type: result.event, userId: user.id, actor: 'cli', ...(result.data ? { data: result.data } : {}) });
             }
@@ -70,6 +95,40 @@ export async function runCli(argv: readonly string[], config: Config, out: (line
         });
         out(`${user.email} ${outcome.said}.`);
         return 0;
+    });
+}
+
+// The server's workers pick the queued messages up; the command only writes them to the queue.
+async function retryNotifications(knex: Knex, config: Config, email: string | undefined, out: (line: string) => void): Promise<number> {
+    const user = email ? await findUser(knex, email, out) : null;
+    if (email && !user) {
+        return 1;
+    }
+
+    const outbox = new Outbox({ queue: new DatabaseQueue({ knex }), publicUrl: config.publicUrl });
+    const queued = await outbox.retry(knex, user ? { userId: user.id } : {});
+    out(`Queued ${queued} message${queued === 1 ? '' : 's'} for delivery again${user ? ` to ${user.email}` : ''}.`);
+    if (!config.notifications.smtpUrl) {
+        out('SMTP_URL is not set here: if the server has none either, they will be recorded as not_configured again.');
+    }
+
+    return 0;
+}
+
+async function findUser(knex: Knex, email: string, out: (line: string) => void): Promise<User | null> {
+    const user = await User.query(knex).findOne({ email: normalizeEmail(email) });
+    if (!user) {
+        out(`No user with the email ${email}.`);
+    }
+
+    return user ?? null;
+}
+
+async function withDatabase(config: Config, run: (knex: Knex) => Promise<number>): Promise<number> {
+    const knex = createKnex(config.database);
+    try {
+        await migrate(knex);
+        return await run(knex);
     }
     finally {
         await knex.destroy();

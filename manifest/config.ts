@@ -7,6 +7,7 @@ import Joi from 'joi';
 import { parseDatabaseUrl, type DatabaseConfig } from '../lib/db/knex';
 import { DEFAULT_PRICE_LIST, PLAN_NAMES, type PriceList } from '../lib/plans';
 import { ACTIONS } from '../lib/mcp/platform-tools';
+import { redirectUriProblem } from '../lib/oauth/redirect-uri';
 import { READONLY } from '../lib/mcp/selection';
 import { PLATFORM_TOOL_KINDS } from './routes/mcp-tools';
 
@@ -44,7 +45,19 @@ export interface Config extends McpConfig {
     prices: PriceList;
     dnsServers: string[];
     reviewAppHours: number;
+    oauth: OAuthConfig;
+    notifications: { smtpUrl: string | null; from: string; retentionDays: number };
 }
+
+/** The OAuth server's clients beyond the users' own (docs/oauth.md). */
+export interface OAuthConfig {
+    assistant: { id: string; name: string; redirectPrefixes: string[] } | null;     // null: no prefixes configured
+    legacy: { id: string; name: string; secret: string; redirectUris: string[] } | null;   // only with OAUTH_CLAUDE_CLIENT_SECRET
+    metadataDocuments: boolean;                                 // client_id URLs naming a Client ID Metadata Document
+}
+
+export const DEFAULT_ASSISTANT_REDIRECT_PREFIXES = ['https://chatgpt.com/connector_platform_oauth_redirect', 'https://chatgpt.com/aip/', 'https://chat.openai.com/aip/'];
+export const CLAUDE_REDIRECT_URIS = ['https://claude.ai/api/mcp/auth_callback', 'https://claude.com/api/mcp/auth_callback'];
 
 const port = Joi.number().integer().min(0).max(65535);
 const url = Joi.string().uri({ scheme: ['http', 'https'] });
@@ -82,7 +95,16 @@ const schema = Joi.object({
     REVIEW_APP_HOURS: Joi.number().integer().min(1).max(720).default(72),
     MCP_READ_ONLY: Joi.boolean().truthy('1').falsy('0').default(false),
     MCP_ALLOWED_TOOLS: Joi.string().allow(''),
-    MCP_ALLOWED_ORIGINS: Joi.string().allow('')
+    MCP_ALLOWED_ORIGINS: Joi.string().allow(''),
+    OAUTH_ASSISTANT_CLIENT_ID: Joi.string().pattern(/^[\w.-]{1,64}$/).default('chatgpt'),
+    OAUTH_ASSISTANT_CLIENT_NAME: Joi.string().max(128).default('ChatGPT'),
+    OAUTH_ASSISTANT_REDIRECT_PREFIXES: Joi.string().allow(''),
+    OAUTH_CLAUDE_CLIENT_ID: Joi.string().pattern(/^[\w.-]{1,64}$/).default('claude'),
+    OAUTH_CLAUDE_CLIENT_SECRET: secret,
+    OAUTH_METADATA_DOCUMENTS: Joi.boolean().truthy('1').falsy('0').default(true),
+    SMTP_URL: Joi.string().uri({ scheme: ['smtp', 'smtps'] }),
+    SMTP_FROM: Joi.string().max(254).pattern(/^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/, 'address'),
+    NOTIFICATION_RETENTION_DAYS: Joi.number().integer().min(1).max(3650).default(90)
 }).unknown(true);
 
 const money = Joi.number().min(0).max(1_000_000).required();
@@ -95,9 +117,11 @@ const priceListSchema = Joi.object({
     customDomainPerMonth: money
 });
 
+const redirectPrefix = Joi.string().custom((value: string, helpers) => redirectUriProblem(value) ? helpers.error('any.invalid') : value);
 const lists = Joi.object({
     MCP_ALLOWED_TOOLS: list(Joi.string().valid(...toolNames)),
-    MCP_ALLOWED_ORIGINS: list(origin)
+    MCP_ALLOWED_ORIGINS: list(origin),
+    OAUTH_ASSISTANT_REDIRECT_PREFIXES: list(redirectPrefix)
 });
 
 const hints: Record<string, string> = {
@@ -120,7 +144,15 @@ const hints: Record<string, string> = {
     REVIEW_APP_HOURS: 'the hours a review app lives before it is removed (1 to 720)',
     MCP_READ_ONLY: 'true or false',
     MCP_ALLOWED_TOOLS: `a comma list of tool names (such as projects_list) and groups (${toolGroups.join(', ')}), optionally with ${READONLY}`,
-    MCP_ALLOWED_ORIGINS: 'a comma list of origins such as https://app.example.com,http://localhost:6274, or *'
+    MCP_ALLOWED_ORIGINS: 'a comma list of origins such as https://app.example.com,http://localhost:6274, or *',
+    OAUTH_ASSISTANT_CLIENT_ID: 'a client id of letters, digits, ".", "_" and "-"',
+    OAUTH_ASSISTANT_REDIRECT_PREFIXES: 'a comma list of https URLs (or http on a loopback address) under which the assistant\'s callbacks live',
+    OAUTH_CLAUDE_CLIENT_ID: 'a client id of letters, digits, ".", "_" and "-"',
+    OAUTH_CLAUDE_CLIENT_SECRET: 'at least 32 random characters, shared with the connector\'s operator',
+    OAUTH_METADATA_DOCUMENTS: 'true or false',
+    SMTP_URL: 'an SMTP server URL such as smtps://user:password@smtp.example.com:465 or smtp://smtp.example.com:587',
+    SMTP_FROM: 'an email address, optionally with a name: Hostless <no-reply@example.com>',
+    NOTIFICATION_RETENTION_DAYS: 'a number of days, 1 to 3650'
 };
 
 export class ConfigError extends Error { }
@@ -131,14 +163,17 @@ function validated(env: NodeJS.ProcessEnv): Record<string, any> {
         return items?.length ? items : undefined;                   // set but empty: the default
     };
     const { value, error } = schema.validate(env, { abortEarly: true, convert: true });
-    const { error: listError } = lists.validate({ MCP_ALLOWED_TOOLS: split('MCP_ALLOWED_TOOLS'), MCP_ALLOWED_ORIGINS: split('MCP_ALLOWED_ORIGINS') });
+    const { error: listError } = lists.validate({
+        MCP_ALLOWED_TOOLS: split('MCP_ALLOWED_TOOLS'), MCP_ALLOWED_ORIGINS: split('MCP_ALLOWED_ORIGINS'), OAUTH_ASSISTANT_REDIRECT_PREFIXES: split('OAUTH_ASSISTANT_REDIRECT_PREFIXES')
+    });
     const problem = error ?? listError;
     if (problem) {
         const name = String(problem.details[0]?.path[0] ?? 'a setting');
         throw new ConfigError(`${name} is not valid: set it to ${hints[name] ?? 'a valid value'}, or leave it unset for the default.`);
     }
 
-    return { ...value, MCP_ALLOWED_TOOLS: split('MCP_ALLOWED_TOOLS'), MCP_ALLOWED_ORIGINS: split('MCP_ALLOWED_ORIGINS') };
+    const prefixes = env.OAUTH_ASSISTANT_REDIRECT_PREFIXES === undefined ? DEFAULT_ASSISTANT_REDIRECT_PREFIXES : split('OAUTH_ASSISTANT_REDIRECT_PREFIXES') ?? [];
+    return { ...value, MCP_ALLOWED_TOOLS: split('MCP_ALLOWED_TOOLS'), MCP_ALLOWED_ORIGINS: split('MCP_ALLOWED_ORIGINS'), OAUTH_ASSISTANT_REDIRECT_PREFIXES: prefixes };
 }
 
 function mcpSettings(value: Record<string, any>): McpConfig {
@@ -185,7 +220,21 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
         runtime: { driver: value.RUNTIME_DRIVER, recordsStepDelayMs: value.RECORDS_STEP_DELAY_MS },
         prices: value.PRICE_LIST_FILE ? readPriceList(value.PRICE_LIST_FILE) : DEFAULT_PRICE_LIST,
         dnsServers: value.DNS_SERVERS.split(',').map((entry: string) => entry.trim()).filter(Boolean),
-        reviewAppHours: value.REVIEW_APP_HOURS
+        reviewAppHours: value.REVIEW_APP_HOURS,
+        oauth: {
+            assistant: value.OAUTH_ASSISTANT_REDIRECT_PREFIXES.length
+                ? { id: value.OAUTH_ASSISTANT_CLIENT_ID, name: value.OAUTH_ASSISTANT_CLIENT_NAME, redirectPrefixes: value.OAUTH_ASSISTANT_REDIRECT_PREFIXES }
+                : null,
+            legacy: value.OAUTH_CLAUDE_CLIENT_SECRET
+                ? { id: value.OAUTH_CLAUDE_CLIENT_ID, name: 'Claude', secret: value.OAUTH_CLAUDE_CLIENT_SECRET, redirectUris: CLAUDE_REDIRECT_URIS }
+                : null,
+            metadataDocuments: value.OAUTH_METADATA_DOCUMENTS
+        },
+        notifications: {
+            smtpUrl: value.SMTP_URL ?? null,
+            from: value.SMTP_FROM ?? `Hostless <no-reply@${new URL(mcp.publicUrl).hostname}>`,
+            retentionDays: value.NOTIFICATION_RETENTION_DAYS
+        }
     };
 }
 
@@ -213,7 +262,8 @@ function givenSecrets(value: Record<string, string | undefined>) {
     return { sessionSecret: value.SESSION_SECRET!, encryptionKey: value.ENCRYPTION_KEY! };
 }
 
-// On a laptop, secrets are generated once and kept in the data folder (mode 0600), so restarts keep sessions valid.
+// On a laptop, secrets are generated once and kept in the data folder (created 0700; the file 0600), so restarts keep
+// sessions valid.
 function generatedSecrets(value: Record<string, string | undefined>, dataDir: string) {
     const file = Path.join(dataDir, 'secrets.json');
     let stored: { sessionSecret?: string; encryptionKey?: string } = {};
@@ -227,7 +277,7 @@ function generatedSecrets(value: Record<string, string | undefined>, dataDir: st
     };
 
     if (stored.sessionSecret !== secrets.sessionSecret && !value.SESSION_SECRET || stored.encryptionKey !== secrets.encryptionKey && !value.ENCRYPTION_KEY) {
-        Fs.mkdirSync(dataDir, { recursive: true });
+        Fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
         Fs.writeFileSync(file, JSON.stringify({ sessionSecret: stored.sessionSecret ?? secrets.sessionSecret, encryptionKey: stored.encryptionKey ?? secrets.encryptionKey }, null, 2), { mode: 0o600 });
     }
 

@@ -1,7 +1,7 @@
 import type { Server } from '@hapi/hapi';
 import type { Knex } from 'knex';
 
-import { compose } from '../lib/compose';
+import { compose, type Manifest } from '../lib/compose';
 import type { RuntimeDriver } from '../lib/runtime/driver';
 import { createKnex } from '../lib/db/knex';
 import { migrate } from '../lib/db/migrate';
@@ -22,6 +22,7 @@ export interface DeploymentOptions {
     config?: Config;                                            // tests pass it; otherwise it is read from the environment
     log?: (line: string) => void;                               // where log lines go (default: stdout)
     driver?: RuntimeDriver;                                     // a runtime driver instead of the configured one
+    plugins?: Manifest['register']['plugins'];                  // families beyond the platform's, registered after them
 }
 
 /** The API server, composed from its manifest on a migrated database: initialized, or started with `start`. */
@@ -36,7 +37,8 @@ export async function deployment(options: DeploymentOptions = {}): Promise<Serve
         throw err;
     }
 
-    const server = await compose(apiManifest(config, knex, options.log ?? ((line) => process.stdout.write(line)), options.driver));
+    const manifest = apiManifest(config, knex, options.log ?? ((line) => process.stdout.write(line)), options.driver);
+    const server = await compose({ ...manifest, register: { plugins: [...manifest.register.plugins, ...options.plugins ?? []] } });
     server.app.config = config;
     server.app.knex = knex;
     server.ext('onPostStop', () => knex.destroy());

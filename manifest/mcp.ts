@@ -1,7 +1,7 @@
 import type { Manifest } from '../lib/compose';
 import { renderToolList } from '../lib/docs/mcp-page';
 import type { ApiClient } from '../lib/mcp/api-client';
-import { loopbackHosts } from '../lib/mcp/http';
+import { loopbackHosts, loopbackOrigins } from '../lib/mcp/http';
 import { DocsIndex } from '../lib/docs/search';
 import type { RouteTable } from '../lib/route-table';
 import { logPlugin } from '../plugins/log';
@@ -30,6 +30,7 @@ export function mcpToolList(): string {
 // each caller's credential on this deployment's API, through `api` (HTTP to API_BASE_URL, or the API's inject()).
 export function mcpManifest(config: McpConfig, api: ApiClient, write: (line: string) => void): Manifest {
     const allowedHosts = loopbackHosts(config.host, config.mcpPublicUrl);
+    const ownOrigins = loopbackOrigins(config.host, config.mcpPublicUrl);
     return {
         server: {
             host: config.host,
@@ -54,12 +55,13 @@ export function mcpManifest(config: McpConfig, api: ApiClient, write: (line: str
                         allowedTools: config.mcpAllowedTools,
                         allowedOrigins: config.mcpAllowedOrigins,
                         allowedHosts,
+                        loopbackOrigins: ownOrigins,
                         version: pkg.version
                     }
                 },
                 {
                     plugin: mcpDocsPlugin,
-                    options: { docsDir: DOCS_DIR, publicUrl: config.publicUrl, allowedOrigins: config.mcpAllowedOrigins, allowedHosts, version: pkg.version }
+                    options: { docsDir: DOCS_DIR, publicUrl: config.publicUrl, allowedOrigins: config.mcpAllowedOrigins, allowedHosts, loopbackOrigins: ownOrigins, version: pkg.version }
                 }
             ]
         }

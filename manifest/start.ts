@@ -47,6 +47,7 @@ async function start(mode: Mode): Promise<Server[]> {
         `  Docs       ${config.publicUrl}/docs`,
         `  Health     ${config.publicUrl}/readyz`,
         ...(mcp ? mcpLines(config, mcp) : []),
+        `  Email      ${config.notifications.smtpUrl ? `SMTP at ${new URL(config.notifications.smtpUrl).host}` : 'not configured (SMTP_URL is unset): messages are kept as not_configured'}`,
         `  Register   curl -X POST ${config.publicUrl}/v1/auth/register -H 'content-type: application/json' -d '{"email":"you@example.com","password":"a long password"}'`
     ]);
     return mcp ? [mcp, api] : [api];

@@ -33,7 +33,10 @@ async function runStdio(config: McpConfig, token: string, log: (line: string) =>
         ...platformToolsOn(offered, api),
         ...docsTools(new DocsIndex(loadDocs(DOCS_DIR)), config.publicUrl)
     ];
-    const server = buildServer({ name: 'hostless', version: pkg.version, instructions: `${PLATFORM_INSTRUCTIONS} ${DOCS_INSTRUCTIONS}` }, tools, { authorization });
+    const server = buildServer({ name: 'hostless', version: pkg.version, instructions: `${PLATFORM_INSTRUCTIONS} ${DOCS_INSTRUCTIONS}` }, tools, {
+        authorization,
+        fault: (err) => log(`${err instanceof Error ? err.stack : String(err)}\n`)
+    });
     await server.connect(new StdioServerTransport());
     log(`Hostless MCP server on stdio: ${tools.length} tools, acting as ${identity.via} ${identity.credentialId} on ${config.apiBaseUrl}\n`);
 }

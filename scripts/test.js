@@ -26,7 +26,7 @@ const lab = ChildProcess.spawnSync(process.execPath, [
 const summary = Fs.existsSync(summaryFile) ? JSON.parse(Fs.readFileSync(summaryFile, 'utf8')) : { passed: 0, failed: 0, skipped: 0, errors: ['lab wrote no summary'], leaks: [] };
 
 // Secrets in logs: API keys, refresh tokens and JWTs never appear in a log line, whatever the test did.
-const credential = /svk_[0-9A-Za-z]{8,}_[0-9A-Za-z]{20,}|svr_[0-9A-Za-z]{20,}|eyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]+/;
+const credential = /svk_[0-9A-Za-z]{8,}_[0-9A-Za-z]{20,}|svr_[0-9A-Za-z]{20,}|svo[ars]_[0-9A-Za-z]{20,}|eyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]+/;
 let leakedLines = 0;
 for (const file of Fs.existsSync(logDir) ? Fs.readdirSync(logDir) : []) {
     for (const line of Fs.readFileSync(Path.join(logDir, file), 'utf8').split('\n')) {

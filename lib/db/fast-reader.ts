@@ -11,7 +11,12 @@ export interface FastReader {
     get<T>(sql: string, params: readonly unknown[]): Promise<T | undefined>;
     all<T>(sql: string, params: readonly unknown[]): Promise<T[]>;
     close(): void;
+    /** Calls `listener` with every statement this reader runs (tests count statements per request). */
+    observe(listener: ((sql: string, params: readonly unknown[]) => void) | null): void;
 }
+
+/** Marks the reader's statements on knex, so a knex `query` listener can tell them apart (PostgreSQL). */
+export const READER_QUERY = { fastReader: true };
 
 export function createFastReader(knex: Knex): FastReader {
     const filename = sqliteFilename(knex);
@@ -39,22 +44,37 @@ function sqliteReader(filename: string): FastReader {
         return statement;
     };
 
+    let listener: ((sql: string, params: readonly unknown[]) => void) | null = null;
     return {
-        get: async <T>(sql: string, params: readonly unknown[]) => prepare(sql).get(...params) as T | undefined,
-        all: async <T>(sql: string, params: readonly unknown[]) => prepare(sql).all(...params) as T[],
-        close: () => db.close()
+        get: async <T>(sql: string, params: readonly unknown[]) => {
+            listener?.(sql, params);
+            return prepare(sql).get(...params) as T | undefined;
+        },
+        all: async <T>(sql: string, params: readonly unknown[]) => {
+            listener?.(sql, params);
+            return prepare(sql).all(...params) as T[];
+        },
+        close: () => db.close(),
+        observe: (fn) => {
+            listener = fn;
+        }
     };
 }
 
 function knexReader(knex: Knex): FastReader {
+    let listener: ((sql: string, params: readonly unknown[]) => void) | null = null;
     const rows = async (sql: string, params: readonly unknown[]) => {
-        const result = await knex.raw(sql, params as readonly Knex.RawBinding[]);
+        listener?.(sql, params);
+        const result = await knex.raw(sql, params as readonly Knex.RawBinding[]).options(READER_QUERY);
         return (dialect(knex) === 'postgres' ? result.rows : result) as unknown[];
     };
 
     return {
         get: async <T>(sql: string, params: readonly unknown[]) => (await rows(sql, params))[0] as T | undefined,
         all: async <T>(sql: string, params: readonly unknown[]) => await rows(sql, params) as T[],
-        close: () => { }
+        close: () => { },
+        observe: (fn) => {
+            listener = fn;
+        }
     };
 }

@@ -11,10 +11,25 @@ export type DatabaseConfig =
 // loss, foreign keys on, and a busy timeout for the rare moment a CLI command writes beside the server.
 export const SQLITE_PRAGMAS = ['journal_mode = WAL', 'synchronous = FULL', 'foreign_keys = ON', 'busy_timeout = 5000'];
 
+/**
+ * The database holds password hashes and sealed secrets: its folder is created 0700 and its file 0600 before SQLite
+ * opens it (SQLite gives the -wal and -shm files the database file's mode); files left looser by an earlier run are
+ * narrowed to 0600.
+ */
+function ownerOnly(filename: string): void {
+    Fs.mkdirSync(Path.dirname(filename), { recursive: true, mode: 0o700 });
+    Fs.closeSync(Fs.openSync(filename, 'a', 0o600));
+    for (const file of [filename, `${filename}-wal`, `${filename}-shm`]) {
+        if (Fs.existsSync(file) && Fs.statSync(file).mode & 0o077) {
+            Fs.chmodSync(file, 0o600);
+        }
+    }
+}
+
 export function createKnex(config: DatabaseConfig): Knex {
     if (config.client === 'sqlite') {
         if (config.filename !== ':memory:') {
-            Fs.mkdirSync(Path.dirname(config.filename), { recursive: true });
+            ownerOnly(config.filename);
         }
 
         return knexFactory({

@@ -28,16 +28,20 @@ function entry(tool: ToolDefinition, rest?: string): string[] {
 }
 
 export function renderToolList(docs: readonly ToolDefinition[], platform: readonly PlatformToolDefinition[]): string {
-    const out = [TOOLS_START, '', '### Documentation tools (`POST /mcp/docs`)', ''];
+    const kinds = [...new Set(platform.map((tool) => tool.kind))];
+    const offered = kinds.filter((kind) => platform.some((tool) => tool.kind === kind && tool.offered));
+    const out = [
+        TOOLS_START, '',
+        `Platform tools offered by this version: ${offered.map((kind) => `\`${kind}\``).join(', ') || 'none'}. The other kinds are defined below and offered once this version serves their routes.`, '',
+        '### Documentation tools (`POST /mcp/docs`)', ''
+    ];
     for (const tool of docs) {
         out.push(...entry(tool));
     }
 
-    const kinds = [...new Set(platform.map((tool) => tool.kind))];
     for (const kind of kinds) {
         const tools = platform.filter((tool) => tool.kind === kind);
-        const offered = tools[0]!.offered;
-        out.push(`### ${tools[0]!.plural[0]!.toUpperCase()}${tools[0]!.plural.slice(1)} (\`POST /mcp\`)${offered ? '' : ': defined, offered once this version serves their routes'}`, '');
+        out.push(`### ${tools[0]!.plural[0]!.toUpperCase()}${tools[0]!.plural.slice(1)} (\`POST /mcp\`)${offered.includes(kind) ? '' : ': defined, offered once this version serves their routes'}`, '');
         for (const tool of tools) {
             out.push(...entry(tool, `${tool.row.method} ${tool.row.path}`));
         }

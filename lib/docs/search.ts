@@ -1,8 +1,13 @@
+import porter2 from 'wink-porter2-stemmer';
+
 import type { DocPage, DocSection } from './pages';
 
-// Full-text search over the documentation, built once at start: an inverted index from stemmed terms to the
-// sections holding them, ranked with BM25 (term frequency saturated, rare terms weigh more, long sections weigh
-// less). Headings count three times and page titles twice, so a section about a term outranks one mentioning it.
+// Full-text search over the documentation, built once at start: an inverted index from stemmed (Porter2) terms to
+// the sections holding them, ranked with BM25 over three fields of each section: its heading, its page's title and
+// its text. Each field's term frequency is saturated on its own (the text's scaled down as the text grows longer than
+// average), the fields are summed with their weights, and rare terms weigh more. A query word in a heading or the
+// title is evidence of its own that no number of mentions in the text makes up for, so "deploy app" finds
+// "Apps: Deployments" before a section that mentions deploying apps many times.
 
 export interface SnippetPart {
     text: string;
@@ -26,13 +31,19 @@ export interface PageHit {
 interface Entry {
     page: DocPage;
     section: DocSection;
-    length: number;                                             // weighted term count
+    length: number;                                             // the text's term count
+}
+
+/** A term's frequencies in one section, by field. */
+interface Frequencies {
+    heading: number;
+    title: number;
+    text: number;
 }
 
 const K1 = 1.2;
 const B = 0.75;
-const HEADING_WEIGHT = 3;
-const TITLE_WEIGHT = 2;
+const WEIGHTS: Readonly<Frequencies> = { heading: 3, title: 2, text: 1 };
 const SNIPPET_CHARS = 180;
 const PER_PAGE = 3;
 
@@ -46,21 +57,14 @@ export function words(text: string): string[] {
     return (text.toLowerCase().match(WORD) ?? []).filter((word) => !STOP_WORDS.has(word));
 }
 
-/** A light suffix stripper: "revoke", "revoked", "revokes" and "revoking" share the term "revok". */
+/** English stems (Porter2): "deploy", "deployed" and "deployments" share "deploy"; "revoke" and "revoking" share "revok". */
 export function stem(word: string): string {
-    for (const suffix of ['ing', 'es', 'ed', 's', 'e']) {
-        const rest = word.slice(0, -suffix.length);
-        if (word.endsWith(suffix) && rest.length >= 3 && !(suffix === 's' && rest.endsWith('s'))) {
-            return rest;
-        }
-    }
-
-    return word;
+    return porter2(word);
 }
 
 export class DocsIndex {
     private readonly entries: Entry[] = [];
-    private readonly postings = new Map<string, Map<number, number>>();    // term -> entry -> weighted frequency
+    private readonly postings = new Map<string, Map<number, Frequencies>>();    // term -> entry -> frequencies
     private readonly averageLength: number;
     private readonly byPath: Map<string, DocPage>;
 
@@ -69,21 +73,21 @@ export class DocsIndex {
         for (const page of pages) {
             for (const section of page.sections) {
                 const id = this.entries.length;
-                const weighted: Array<[string, number]> = [
-                    ...words(section.heading).map((word) => [word, HEADING_WEIGHT] as [string, number]),
-                    ...words(section.text).map((word) => [word, 1] as [string, number]),
-                    ...(section.anchor === null ? words(page.title).map((word) => [word, TITLE_WEIGHT] as [string, number]) : [])
-                ];
-                let length = 0;
-                for (const [word, weight] of weighted) {
-                    const term = stem(word);
-                    const posting = this.postings.get(term) ?? new Map<number, number>();
-                    posting.set(id, (posting.get(id) ?? 0) + weight);
-                    this.postings.set(term, posting);
-                    length += weight;
+                // Every section is found under its page's title as well as its own heading ("Apps: Deployments");
+                // the section before the first heading has the title as its heading.
+                const fields: Array<[keyof Frequencies, string]> = [['heading', section.heading], ['title', section.anchor === null ? '' : page.title], ['text', section.text]];
+                for (const [field, text] of fields) {
+                    for (const word of words(text)) {
+                        const term = stem(word);
+                        const posting = this.postings.get(term) ?? new Map<number, Frequencies>();
+                        const frequencies = posting.get(id) ?? { heading: 0, title: 0, text: 0 };
+                        ++frequencies[field];
+                        posting.set(id, frequencies);
+                        this.postings.set(term, posting);
+                    }
                 }
 
-                this.entries.push({ page, section, length });
+                this.entries.push({ page, section, length: words(section.text).length });
             }
         }
 
@@ -145,7 +149,7 @@ export class DocsIndex {
         return hits;
     }
 
-    /** Sections holding any of the terms, by BM25 score, best first. */
+    /** Sections holding any of the terms, by their fields' BM25 scores, best first. */
     private ranked(terms: readonly string[]): Array<[number, number]> {
         const scores = new Map<number, number>();
         for (const term of terms) {
@@ -155,10 +159,11 @@ export class DocsIndex {
             }
 
             const idf = Math.log(1 + (this.entries.length - posting.size + 0.5) / (posting.size + 0.5));
-            for (const [id, frequency] of posting) {
-                const entry = this.entries[id]!;
-                const norm = frequency + K1 * (1 - B + B * entry.length / this.averageLength);
-                scores.set(id, (scores.get(id) ?? 0) + idf * frequency * (K1 + 1) / norm);
+            for (const [id, frequencies] of posting) {
+                const textNorm = 1 - B + B * this.entries[id]!.length / this.averageLength;
+                const saturated = (field: keyof Frequencies, norm = 1) => frequencies[field] * (K1 + 1) / (frequencies[field] + K1 * norm);
+                const score = WEIGHTS.heading * saturated('heading') + WEIGHTS.title * saturated('title') + WEIGHTS.text * saturated('text', textNorm);
+                scores.set(id, (scores.get(id) ?? 0) + idf * score);
             }
         }
 

@@ -20,7 +20,10 @@ export interface ApiClient {
     readonly baseUrl: string;
     request(request: ApiRequest): Promise<ApiResponse>;
     introspect(authorization: string): Promise<ApiResponse>;   // GET /v1/auth/introspect
+    jwks(): Promise<ApiResponse>;                               // GET /.well-known/jwks.json: the keys of OAuth access tokens
 }
+
+export const JWKS_PATH = '/.well-known/jwks.json';
 
 /** Where the API could not be asked at all (refused connection, timeout): distinct from any answer it gave. */
 export class ApiUnreachableError extends Error { }
@@ -58,35 +61,33 @@ function parse(text: string, status: number): unknown {
 
 export function httpApiClient(baseUrl: string): ApiClient {
     const origin = new URL(baseUrl);
+    const send = async (method: string, relative: string, headers: Record<string, string>, body?: unknown): Promise<ApiResponse> => {
+        const url = new URL(`${origin.pathname.replace(/\/$/, '')}${relative}`, origin);
+        let response: Response;
+        try {
+            response = await fetch(url, {
+                method,
+                headers: { accept: 'application/json', ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+                ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+                redirect: 'manual',
+                signal: AbortSignal.timeout(TIMEOUT_MS)
+            });
+        }
+        catch (err) {
+            const reason = (err as Error).name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS / 1000} s` : 'the connection failed';
+            throw new ApiUnreachableError(`The platform API at ${baseUrl} could not be reached: ${reason}`);
+        }
+
+        return { status: response.status, body: parse(await response.text(), response.status), link: response.headers.get('link') };
+    };
+
     return {
         baseUrl,
-        async request(request) {
-            const url = new URL(`${origin.pathname.replace(/\/$/, '')}${relativeUrl(request)}`, origin);
-            const headers: Record<string, string> = { accept: 'application/json', authorization: request.authorization };
-            if (request.body !== undefined) {
-                headers['content-type'] = 'application/json';
-            }
-
-            let response: Response;
-            try {
-                response = await fetch(url, {
-                    method: request.method,
-                    headers,
-                    ...(request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),
-                    redirect: 'manual',
-                    signal: AbortSignal.timeout(TIMEOUT_MS)
-                });
-            }
-            catch (err) {
-                const reason = (err as Error).name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS / 1000} s` : 'the connection failed';
-                throw new ApiUnreachableError(`The platform API at ${baseUrl} could not be reached: ${reason}`);
-            }
-
-            return { status: response.status, body: parse(await response.text(), response.status), link: response.headers.get('link') };
-        },
+        request: (request) => send(request.method, relativeUrl(request), { authorization: request.authorization }, request.body),
         introspect(authorization) {
             return this.request({ method: 'GET', path: '/v1/auth/introspect', authorization });
-        }
+        },
+        jwks: () => send('GET', JWKS_PATH, {})
     };
 }
 
@@ -104,6 +105,10 @@ export function injectApiClient(server: Injectable, baseUrl: string, introspect?
         baseUrl,
         async introspect(authorization) {
             return introspect ? { ...await introspect(authorization), link: null } : this.request({ method: 'GET', path: '/v1/auth/introspect', authorization });
+        },
+        async jwks() {
+            const response = await server.inject({ method: 'GET', url: JWKS_PATH, headers: { accept: 'application/json' }, validate: false });
+            return { status: response.statusCode, body: parse(response.payload, response.statusCode), link: null };
         },
         async request(request) {
             const headers: Record<string, string> = { accept: 'application/json', authorization: request.authorization };

@@ -4,7 +4,7 @@ import type { Lifecycle, Request, ResponseObject, ResponseToolkit, RouteOptions,
 import type { Server as McpServer } from '@modelcontextprotocol/sdk/server/index.js';
 
 import { pairHandlers, type RouteTable } from '../route-table';
-import { JsonResponseTransport, rpcError } from './json-transport';
+import { JsonResponseTransport, rpcError, UNSUPPORTED_MEDIA_TYPE } from './json-transport';
 
 // MCP over streamable HTTP inside hapi, stateless: every POST gets a new SDK Server and a new transport. hapi parses
 // the JSON body and owns the response (security headers, logs); the transport (json-transport.ts) gets the headers
@@ -50,7 +50,10 @@ export function normalizeOrigin(value: string): string | null {
 export interface RebindingRules {
     allowedOrigins: readonly string[];                          // MCP_ALLOWED_ORIGINS
     allowedHosts: readonly string[] | null;                     // the Host names answered to; null: any (see loopbackHosts)
+    loopbackOrigins?: boolean;                                  // also the loopback origins of the server's own port (see loopbackOrigins)
 }
+
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
 /**
  * The Host names a server bound to a loopback address answers to: the loopback names, its bind address and its
@@ -60,7 +63,16 @@ export interface RebindingRules {
  */
 export function loopbackHosts(bind: string, publicUrl: string): string[] | null {
     const loopback = bind === 'localhost' || bind === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bind);
-    return loopback ? [...new Set(['localhost', '127.0.0.1', '[::1]', bind.includes(':') ? `[${bind}]` : bind, new URL(publicUrl).hostname])] : null;
+    return loopback ? [...new Set([...LOOPBACK_NAMES, bind.includes(':') ? `[${bind}]` : bind, new URL(publicUrl).hostname])] : null;
+}
+
+/**
+ * Whether a server also takes the loopback origins of its own port (`http://127.0.0.1:<port>`, `http://[::1]:<port>`,
+ * `http://localhost:<port>`): when it is bound to a loopback address and its public URL says `localhost`, a page
+ * served by this very server may name it by any of its loopback addresses. Another port or scheme stays refused.
+ */
+export function loopbackOrigins(bind: string, publicUrl: string): boolean {
+    return loopbackHosts(bind, publicUrl) !== null && new URL(publicUrl).hostname === 'localhost';
 }
 
 /**
@@ -79,12 +91,17 @@ export function rebindingGuard(rules: RebindingRules): Lifecycle.Method {
         }
 
         const origin = request.headers.origin as string | undefined;
-        if (origin === undefined || any || origins.has(normalizeOrigin(origin))) {
+        if (origin === undefined || any || origins.has(normalizeOrigin(origin)) || rules.loopbackOrigins && ownLoopbackOrigin(origin, request.server.info.port)) {
             return h.continue;
         }
 
         return rpcRefusal(h, 403, 'Origin not allowed: add it to MCP_ALLOWED_ORIGINS to call this server from that page.').takeover();
     };
+}
+
+function ownLoopbackOrigin(origin: string, port: number | string): boolean {
+    const normalized = normalizeOrigin(origin);
+    return normalized !== null && LOOPBACK_NAMES.some((name) => normalized === `http://${name}:${port}`);
 }
 
 export interface McpRoute {
@@ -112,7 +129,8 @@ export function mountTable(server: Server, table: RouteTable, routes: Record<str
 
 /**
  * Payload options for an MCP POST: JSON up to 4 MiB (the SDK's own limit), parsed by hapi after authentication;
- * a body that cannot be read is answered in the JSON-RPC shape the SDK uses (-32700 for malformed JSON).
+ * a body that cannot be read is answered in the JSON-RPC shape the SDK uses (-32700 for malformed JSON), another
+ * content type with the SDK's own 415.
  */
 export const MCP_PAYLOAD: RouteOptionsPayload = {
     parse: true,
@@ -121,6 +139,7 @@ export const MCP_PAYLOAD: RouteOptionsPayload = {
     protoAction: 'error',
     failAction: (_request, h, err) => {
         const status = Boom.isBoom(err) ? err.output.statusCode : 400;
-        return rpcRefusal(h, status, status === 400 ? 'Parse error: Invalid JSON' : (err as Boom.Boom).message, status === 400 ? -32700 : -32000).takeover();
+        const message = status === 400 ? 'Parse error: Invalid JSON' : status === 415 ? UNSUPPORTED_MEDIA_TYPE : (err as Boom.Boom).message;
+        return rpcRefusal(h, status, message, status === 400 ? -32700 : -32000).takeover();
     }
 };

@@ -31,6 +31,9 @@ export interface TransportAnswer {
 /** The body of an HTTP-level refusal, in the JSON-RPC error shape the SDK uses for its own (no request id). */
 export const rpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null });
 
+/** The SDK's refusal of a body that is not JSON, which says what to send. */
+export const UNSUPPORTED_MEDIA_TYPE = 'Unsupported Media Type: Content-Type must be application/json';
+
 const refusal = (status: number, code: number, message: string): TransportAnswer => ({ status, body: rpcError(code, message) });
 
 const isRequest = (message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId; method: string } => 'method' in message && 'id' in message;
@@ -99,7 +102,7 @@ export class JsonResponseTransport implements Transport {
         }
 
         if (!isJsonContentType(headers.contentType ?? null)) {
-            return refusal(415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+            return refusal(415, -32000, UNSUPPORTED_MEDIA_TYPE);
         }
 
         if (Array.isArray(body) && body.length > MAX_BATCH_SIZE) {

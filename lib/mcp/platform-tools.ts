@@ -1,5 +1,6 @@
 import Hoek from '@hapi/hoek';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type Joi from 'joi';
 import * as z from 'zod';
 
 import { idPattern } from '../ids';
@@ -7,6 +8,7 @@ import { MAX_LIMIT } from '../pagination';
 import { pathParams, type RouteRow } from '../route-table';
 import { dnsLabel } from '../validation';
 import { ApiUnreachableError, type ApiClient, type ApiRequest, type ApiResponse } from './api-client';
+import { toolShape } from './joi-zod';
 import { failure, success, summarized, type Tool, type ToolDefinition } from './tool';
 
 // The platform tools, `<kind>_<action>`, expanded from one line of data per kind and mapped onto the REST routes
@@ -24,9 +26,7 @@ export interface KindTools {
     about: string;                                              // what the kind is, for a model choosing a tool
     key: 'projectId' | 'name';                                  // the argument that addresses one
     routes: Readonly<Record<Action, string>>;                   // route-table row ids
-    createFields: z.ZodRawShape;                                // body fields beyond projectId and name
-    patchFields: z.ZodRawShape;
-    moreFields: boolean;                                        // further REST body fields are passed through to the API
+    body: { create: Joi.ObjectSchema; patch: Joi.ObjectSchema } | null;   // the REST bodies the fields derive from; null: passed through
 }
 
 export interface PlatformToolDefinition extends ToolDefinition {
@@ -65,26 +65,27 @@ function inputSchema(spec: KindTools, action: Action): z.ZodObject {
         limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`Page size, 1 to ${MAX_LIMIT} (default 50).`),
         cursor: z.string().min(1).max(200).optional().describe('The nextCursor of the previous page, to read the next one.')
     };
+    // With a body schema every field derives from it (name and projectId included); without, the two are stated here.
+    const body = (action: 'create' | 'patch'): z.ZodRawShape => spec.body ? toolShape(spec.body[action]) : {};
     const shapes: Record<Action, z.ZodRawShape> = {
         list: listFields,
         get: { [spec.key]: keyField(spec, 'to read') },
-        create: spec.key === 'name'
+        create: spec.key === 'name' && !spec.body
             ? {
                 projectId: projectId().optional().describe('The project to create it in (prj_..., from projects_list). Required with an API key or OAuth token; with a user session the personal project is used when omitted.'),
-                name: resourceName().describe(`The new ${spec.noun}'s name: a DNS label, unique across the platform.`),
-                ...spec.createFields
+                name: resourceName().describe(`The new ${spec.noun}'s name: a DNS label, unique across the platform.`)
             }
-            : spec.createFields,
-        patch: { [spec.key]: keyField(spec, 'to change'), ...spec.patchFields },
+            : body('create'),
+        patch: { [spec.key]: keyField(spec, 'to change'), ...body('patch') },
         delete: { [spec.key]: keyField(spec, 'to delete') }
     };
-    const passThrough = spec.moreFields && (action === 'create' || action === 'patch');
+    const passThrough = !spec.body && (action === 'create' || action === 'patch');
     return passThrough ? z.object(shapes[action]).catchall(z.unknown()) : z.strictObject(shapes[action]);
 }
 
 function description(spec: KindTools, action: Action, row: RouteRow): string {
     const rest = `(${row.method} ${row.path})`;
-    const more = spec.moreFields ? ` Further fields of the REST body are passed through unchanged (see the ${spec.plural} documentation); the API answers 400 naming any field it does not know.` : '';
+    const more = spec.body ? '' : ` Further fields of the REST body are passed through unchanged (see the ${spec.plural} documentation); the API answers 400 naming any field it does not know.`;
     const text: Record<Action, string> = {
         list: `List the ${spec.plural} the caller can reach, newest first ${rest}. ${spec.about} Results come in pages: when more remain, the result carries nextCursor; pass it back as cursor.`,
         get: `Get one ${spec.noun} by its ${spec.key === 'name' ? 'name' : 'id'} ${rest}.`,

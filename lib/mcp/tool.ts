@@ -17,9 +17,11 @@ export interface ToolDefinition {
     annotations: ToolAnnotations & { readOnlyHint: boolean };
 }
 
-/** What one request's tool calls act with: the caller's Authorization header (null where the tools need none). */
+/** What one request's tool calls act with: the caller's Authorization header (null where the tools need none), and
+ * where a tool's unexpected failure is reported (the server's log: the caller is told only that the tool failed). */
 export interface CallContext {
     authorization: string | null;
+    fault?: (error: Error) => void;
 }
 
 export type ToolHandler = (args: Record<string, unknown>, context: CallContext) => Promise<CallToolResult>;
@@ -86,7 +88,9 @@ export function buildServer(info: ServerInfo, tools: readonly Tool[], context: C
             return await tool.handler(args.data as Record<string, unknown>, context);
         }
         catch (err) {
-            return failure(err instanceof Error ? err.message : String(err));
+            // A handler answers what the caller can act on itself (failure()); what it throws is the server's own.
+            context.fault?.(err instanceof Error ? err : new Error(String(err)));
+            return failure(`${tool.name} failed on the server's side; please try again later.`);
         }
     });
 

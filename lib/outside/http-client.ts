@@ -142,16 +142,26 @@ export class OutsideClient {
             }, (res) => {
                 const chunks: Buffer[] = [];
                 let size = 0;
+                let tooLarge = false;
+                // Past the cap the answer is refused at once and the connection dropped: chunks already on their way,
+                // and the end of a cut-off body, must not turn into another error or a truncated success.
                 res.on('data', (chunk: Buffer) => {
                     size += chunk.length;
-                    if (size > maxResponseBytes) {
-                        req.destroy(new OutsideServiceError(service, 'too_large', `the response is larger than ${maxResponseBytes} bytes`));
+                    if (size > maxResponseBytes && !tooLarge) {
+                        tooLarge = true;
+                        reject(new OutsideServiceError(service, 'too_large', `the response is larger than ${maxResponseBytes} bytes`));
+                        req.destroy();
+                    }
+
+                    if (!tooLarge) {
+                        chunks.push(chunk);
+                    }
+                });
+                res.on('end', () => {
+                    if (tooLarge) {
                         return;
                     }
 
-                    chunks.push(chunk);
-                });
-                res.on('end', () => {
                     const body = Buffer.concat(chunks);
                     resolve({
                         status: res.statusCode!,

@@ -1,12 +1,14 @@
+import type { MetricName } from '../resources/metrics';
+
 // A runtime driver performs what the control plane decides: builds and releases deployments, restarts, scales and
 // stops resources, runs commands, and says which metrics it observes. `records` keeps state and runs no user code;
 // `process` (its own issue) runs apps for real. Routes and services never know which one they talk to.
+export type { MetricName };
 export type LogStream = 'build' | 'release' | 'runtime' | 'run';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
-export type MetricName = 'request-count' | 'response-duration' | 'cpu-usage' | 'memory-usage';
 
 export interface DriverTarget {
-    resourceType: 'app' | 'site' | 'worker' | 'cron-job';
+    resourceType: string;                                       // the kind: app, site, worker, cron-job
     resourceId: string;
     name: string;
     instances: number;
@@ -31,6 +33,7 @@ export interface RuntimeDriver {
     restart(target: DriverTarget, context: DriverContext): Promise<void>;
     scale(target: DriverTarget, instances: number, context: DriverContext): Promise<void>;
     stop(target: DriverTarget, context: DriverContext): Promise<void>;
-    run(target: DriverTarget, command: string, context: DriverContext): Promise<{ exitCode: number }>;
+    /** Runs a command once; `exitCode` is null when the driver executed nothing (it never reports what it did not observe). */
+    run(target: DriverTarget, command: string, context: DriverContext): Promise<{ exitCode: number | null }>;
     observes(metric: MetricName): boolean;
 }

@@ -38,11 +38,11 @@ export class RecordsDriver implements RuntimeDriver {
         await context.log('runtime', 'info', `Stopped ${target.name}`);
     }
 
-    async run(target: DriverTarget, command: string, context: DriverContext): Promise<{ exitCode: number }> {
-        await context.log('run', 'info', `Run of \`${command}\` for ${target.name} started`);
+    async run(target: DriverTarget, command: string, context: DriverContext): Promise<{ exitCode: null }> {
+        await context.log('run', 'info', `Run of \`${command}\` for ${target.name} recorded`);
         await this.pace(context);
-        await context.log('run', 'info', 'The records driver runs no user code: nothing was executed');
-        return { exitCode: 0 };
+        await context.log('run', 'info', 'The records driver runs no user code: nothing was executed, so there is no exit code');
+        return { exitCode: null };
     }
 
     observes(_metric: MetricName): boolean {

@@ -1,9 +1,14 @@
 import type { Scope } from '../scopes';
 import type { CompiledRow } from '../route-table';
 import type { Access } from '../access';
-import type { ResourceKind } from '../resources';
+import type { ResourceKind, RowLoader } from '../resources/kinds';
 import type { SessionSigner } from '../session-token';
+import type { AccessTokenVerifier } from '../oauth/access-token';
 import type { JobQueue } from '../queue/types';
+import type { FastReader } from '../db/fast-reader';
+import type { Lists } from '../lists';
+import type { Outbox } from '../notifications/outbox';
+import type { RuntimeServices } from '../resources/services';
 
 declare module '@hapi/hapi' {
     interface UserCredentials {
@@ -16,6 +21,7 @@ declare module '@hapi/hapi' {
         via: 'key' | 'session' | 'oauth';
         credentialId: string;
         scopes: readonly Scope[];
+        pinnedProjects: readonly string[] | null;                // the only projects it may reach (an OAuth grant's choice); null: all the user's
     }
 
     interface PluginSpecificConfiguration {
@@ -25,11 +31,17 @@ declare module '@hapi/hapi' {
     interface PluginProperties {
         'hostless-auth': {
             strategy: string;
-            kinds: readonly ResourceKind[];
+            kinds(): readonly ResourceKind[];
+            register(kinds: readonly ResourceKind[], loaders?: Readonly<Record<string, RowLoader>>): void;
             signer: SessionSigner;
+            accessTokens: AccessTokenVerifier;
             introspect(authorization: string): Promise<{ status: number; body: unknown }>;
+            reader: FastReader;
+            lists: Lists;
         };
+        'hostless-resources': { services: RuntimeServices };
         'hostless-jobs': { queue: JobQueue; mode: 'all' | 'api' | 'worker' };
+        'hostless-notifications': { outbox: Outbox };
     }
 
     interface PluginsStates {

@@ -2,6 +2,7 @@ import type { RouteTable } from '../../lib/route-table';
 
 // Accounts and sessions (api-contract.md section 3): JWT-only except register, login and refresh.
 export const accountsTable: RouteTable = {
+    fixtures: { sshKey: { route: 'sshKeys.create', payload: { name: 'laptop', publicKey: '{sshPublicKey}' }, value: 'id' } },
     family: 'accounts',
     rows: [
         {

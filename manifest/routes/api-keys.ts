@@ -2,6 +2,7 @@ import type { RouteTable } from '../../lib/route-table';
 
 // Key management (rest-api.md "Key management"): JWT only, an API key gets 403.
 export const apiKeysTable: RouteTable = {
+    fixtures: { apiKey: { route: 'apiKeys.create', payload: { name: 'fixture', scopes: ['projects:read'] }, value: 'apiKey.id' } },
     family: 'api-keys',
     rows: [
         {

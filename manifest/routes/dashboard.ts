@@ -1,18 +1,10 @@
-import type { RouteExample, RouteRow, RouteTable } from '../../lib/route-table';
+import type { RouteTable } from '../../lib/route-table';
+import { dashboardOAuthRows } from './dashboard-oauth';
+import { form, page, signedOut } from './dashboard-rows';
 
 // The dashboard's pages and the docs site. They are `public` to the access pipeline (whose credentials are
 // Authorization headers only): pages keep their own encrypted cookie session and call the REST API in-process with
-// its access token, so every rule is the API's. Examples are what a signed-out visitor without a form token gets:
-// signed-in pages redirect to the sign-in page, and every form post is refused without its CSRF token.
-const signedOut: RouteExample = { status: 302 };
-const noFormToken: RouteExample = { status: 403 };
-
-const page = (id: string, path: string, description: string, example: RouteExample = signedOut): RouteRow =>
-    ({ id, method: 'GET', path, auth: 'public', description, example });
-
-const form = (id: string, path: string, description: string, params?: Record<string, string>): RouteRow =>
-    ({ id, method: 'POST', path, auth: 'public', body: 'form', description, example: { ...noFormToken, ...(params ? { params } : {}) } });
-
+// its access token, so every rule is the API's.
 const project = { projectId: '{project}' };
 const member = { projectId: '{project}', userId: 'usr_0000000000000000' };
 
@@ -39,10 +31,13 @@ export const dashboardTable: RouteTable = {
         form('dashboard.members.role', '/dashboard/projects/{projectId}/members/{userId}/role', 'Change a member\'s role.', member),
         page('dashboard.members.removeConfirm', '/dashboard/projects/{projectId}/members/{userId}/remove', 'Asks to confirm the removal of a member.', { ...signedOut, params: member }),
         form('dashboard.members.remove', '/dashboard/projects/{projectId}/members/{userId}/remove', 'Remove a member.', member),
+        page('dashboard.notifications', '/dashboard/account/notifications', 'The notification categories the user receives, security messages always on.'),
+        form('dashboard.notifications.save', '/dashboard/account/notifications', 'Save which notification categories the user receives.'),
         page('dashboard.assets', '/dashboard/assets/{file*}', 'The dashboard\'s stylesheet and script.', { status: 200, params: { 'file*': 'dashboard.css' } }),
         page('dashboard.notFound', '/dashboard/{path*}', 'Any other dashboard path: a 404 page.', { status: 404, params: { 'path*': 'nowhere' } }),
         page('docs.index', '/docs', 'The documentation\'s index page.', { status: 200 }),
         page('docs.search', '/docs/search', 'Ranked full-text search over the documentation (`?q=`).', { status: 200, query: { q: 'api key' } }),
-        page('docs.page', '/docs/{path*}', 'A documentation page: `docs/<path>.md` rendered.', { status: 200, params: { 'path*': 'authentication' } })
+        page('docs.page', '/docs/{path*}', 'A documentation page: `docs/<path>.md` rendered.', { status: 200, params: { 'path*': 'authentication' } }),
+        ...dashboardOAuthRows
     ]
 };

@@ -1,4 +1,5 @@
-import type { RouteTable } from '../../lib/route-table';
+import { PROJECT_KIND, type ResourceKind } from '../../lib/resources/kinds';
+import type { Fixture, RouteTable } from '../../lib/route-table';
 import { accountsTable } from './accounts';
 import { apiKeysTable } from './api-keys';
 import { appsTable } from './apps';
@@ -9,6 +10,8 @@ import { databasesTable } from './databases';
 import { gitTable } from './git';
 import { healthTable } from './health';
 import { integrationsTable } from './integrations';
+import { notificationsTable } from './notifications';
+import { oauthTable } from './oauth';
 import { projectsTable } from './projects';
 import { securityEventsTable } from './security-events';
 import { sitesTable } from './sites';
@@ -17,9 +20,17 @@ import { workersTable } from './workers';
 
 /** Every route table, mounted or not: the source of truth for scopes, docs and the generated security tests. */
 export const ROUTE_TABLES: readonly RouteTable[] = [
-    accountsTable, apiKeysTable, projectsTable, securityEventsTable, healthTable,
+    accountsTable, apiKeysTable, projectsTable, securityEventsTable, notificationsTable, healthTable, oauthTable,
     appsTable, sitesTable, workersTable, cronJobsTable, databasesTable,
     integrationsTable, gitTable, virtualMachinesTable, billingTable, dashboardTable
 ];
 
-export { FIXTURES } from './fixtures';
+/** Every resource kind the tables name, the project included. */
+export function kindsOf(tables: readonly RouteTable[]): ResourceKind[] {
+    return [PROJECT_KIND, ...tables.flatMap((table) => table.kinds ?? [])];
+}
+
+/** How the generated tests make what the tables' examples name: each table's fixtures, merged. */
+export function fixturesOf(tables: readonly RouteTable[]): Record<string, Fixture> {
+    return Object.assign({}, ...tables.map((table) => table.fixtures ?? {})) as Record<string, Fixture>;
+}

@@ -2,6 +2,10 @@ import type { RouteTable } from '../../lib/route-table';
 
 // Projects and members (api-contract.md section 4). Reads take projects:read; changes and members are JWT only.
 export const projectsTable: RouteTable = {
+    fixtures: {
+        teamProject: { route: 'projects.create', payload: { name: 'Team {unique}' }, value: 'id', project: true },
+        member: { route: 'members.add', params: { projectId: '{project}' }, payload: { email: '{spareEmail}', role: 'developer' }, value: 'userId' }
+    },
     family: 'projects',
     rows: [
         {

@@ -17,9 +17,9 @@ export interface AccountsPluginOptions {
 export const accountsPlugin: FamilyPlugin<AccountsPluginOptions> = {
     name: 'hostless-accounts',
     table: accountsTable,
-    dependencies: ['hostless-auth'],
+    dependencies: ['hostless-auth', 'hostless-notifications'],
     register(server, options) {
-        const services = createServices(options.knex, server.plugins['hostless-auth'].signer, {
+        const services = createServices(options.knex, server.plugins['hostless-auth'].signer, server.plugins['hostless-notifications'].outbox, {
             passwordCost: options.passwordCost ?? 16384,
             signupEnabled: options.signupEnabled ?? true
         });

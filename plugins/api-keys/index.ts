@@ -13,8 +13,8 @@ export interface ApiKeysPluginOptions {
 export const apiKeysPlugin: FamilyPlugin<ApiKeysPluginOptions> = {
     name: 'hostless-api-keys',
     table: apiKeysTable,
-    dependencies: ['hostless-auth'],
+    dependencies: ['hostless-auth', 'hostless-notifications'],
     register(server, options) {
-        bindRoutes(server, apiKeysTable, apiKeyRoutes(new ApiKeysService(options.knex)));
+        bindRoutes(server, apiKeysTable, apiKeyRoutes(new ApiKeysService(options.knex, server.plugins['hostless-auth'].lists, server.plugins['hostless-notifications'].outbox)));
     }
 };

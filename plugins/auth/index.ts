@@ -4,8 +4,13 @@ import type { Knex } from 'knex';
 
 import { introspection } from '../../lib/access';
 import { createFastReader } from '../../lib/db/fast-reader';
+import { dialect } from '../../lib/db/knex';
+import { Lists } from '../../lib/lists';
 import { deriveKey } from '../../lib/crypto';
-import { RESOURCE_KINDS, type ResourceKind } from '../../lib/resources';
+import { accessTokenVerifier } from '../../lib/oauth/access-token';
+import { JwksCache } from '../../lib/oauth/jwks-cache';
+import { publishedKeys } from '../../lib/oauth/signing-keys';
+import { PROJECT_KIND, type ResourceKind, type RowLoader } from '../../lib/resources/kinds';
 import type { CompiledRow } from '../../lib/route-table';
 import { sessionSigner } from '../../lib/session-token';
 import { CredentialStore } from './credentials';
@@ -19,8 +24,8 @@ import { Policy } from './policy';
 export interface AuthPluginOptions {
     knex: Knex;
     sessionSecret: string;                                      // signs and verifies session access tokens
-    issuer: string;                                             // the API's public origin
-    resources?: readonly ResourceKind[];                        // kinds beyond the built-in catalogue (embedding)
+    issuer: string;                                             // the API's public origin: the issuer of session and OAuth tokens, and the API's audience
+    resources?: readonly ResourceKind[];                        // kinds no bound table declares (embedding)
 }
 
 export const STRATEGY = 'platform';
@@ -29,19 +34,25 @@ export const authPlugin: NamedPlugin<AuthPluginOptions> = {
     name: 'hostless-auth',
     register(server: Server, options: AuthPluginOptions) {
         const reader = createFastReader(options.knex);
-        const kinds = [...RESOURCE_KINDS, ...(options.resources ?? [])];
         const signer = sessionSigner({ secret: deriveKey(options.sessionSecret, 'session-jwt'), issuer: options.issuer });
+        // OAuth access tokens are verified with the published keys, read again at most every minute (never the grant).
+        const accessTokens = accessTokenVerifier({ keys: new JwksCache(() => publishedKeys(options.knex)).getKey, issuer: options.issuer, audience: options.issuer });
         const store = new CredentialStore({
             knex: options.knex,
             reader,
             signer,
+            accessTokens,
             onError: (err) => server.log(['error', 'auth'], err as Error)
         });
-        const policy = new Policy(reader, kinds);
+        const policy = new Policy(reader, [PROJECT_KIND, ...(options.resources ?? [])]);
 
         server.expose('strategy', STRATEGY);
-        server.expose('kinds', kinds);
+        server.expose('kinds', () => policy.all);
+        server.expose('register', (kinds: readonly ResourceKind[], loaders?: Readonly<Record<string, RowLoader>>) => policy.register(kinds, loaders));
         server.expose('signer', signer);
+        server.expose('reader', reader);
+        server.expose('lists', new Lists(reader, dialect(options.knex) === 'postgres'));
+        server.expose('accessTokens', accessTokens);
         // GET /v1/auth/introspect without the HTTP round: the MCP server in this process asks it once per request.
         server.expose('introspect', async (authorization: string): Promise<{ status: number; body: unknown }> => {
             try {

@@ -1,21 +1,27 @@
 import * as Boom from '@hapi/boom';
 import type { Request } from '@hapi/hapi';
+import { snakeCaseMappers } from 'objection';
 
 import type { Access } from '../../lib/access';
 import type { FastReader } from '../../lib/db/fast-reader';
-import type { ResourceKind } from '../../lib/resources';
+import { kindLabel, type ResourceKind, type RowLoader } from '../../lib/resources/kinds';
 import { roleAtLeast, type Permission, type Role } from '../../lib/roles';
 import type { CompiledRow } from '../../lib/route-table';
 
 // Steps 4 (create without projectId) to 8 of the precedence, after validation: resolve the project and the named
-// resource with one indexed lookup each, 404 when unreachable, 403 for a mismatched projectId, the project role,
-// and the collaborator permission. The result is handed to the handler in request.plugins.platform.
+// resource with one indexed lookup per level, loading each row whole, 404 when unreachable, 403 for a mismatched
+// projectId, the project role, and the collaborator permission. The result (rows included) is handed to the handler
+// in request.plugins.platform, so no handler reads the same row again.
+
+const ROLE = 'reach_role__';
+const GRANT = 'reach_grant__';
 
 interface Reach {
     id: string;
-    project_id: string;
+    projectId: string;
     role: Role | null;
-    permissions: string | null;
+    permissions: Permission[];
+    row: object;
 }
 
 export const policyMessages = {
@@ -25,30 +31,62 @@ export const policyMessages = {
     role: (role: Role) => `This action requires the ${role} role or higher in the project`
 };
 
-export function notFound(kind: string): Boom.Boom {
-    return Boom.notFound(`${kind.charAt(0).toUpperCase()}${kind.slice(1).replace(/[-_]/g, ' ')} not found`);
+export function notFound(kind: ResourceKind | string): Boom.Boom {
+    return Boom.notFound(`${kindLabel(kind)} not found`);
+}
+
+const mappers = snakeCaseMappers();
+const plainLoader: RowLoader = { fromDatabaseJson: (row) => mappers.parse(row as Record<string, unknown>) };
+/** A credential pinned to some projects (an OAuth grant's choice) reaches nothing outside them: the same 404 as a missing one. */
+function outsidePin(pin: readonly string[] | null, projectId: string): boolean {
+    return pin !== null && !pin.includes(projectId);
 }
 
 export class Policy {
-    private readonly kinds: Map<string, ResourceKind>;
+    private readonly kinds = new Map<string, ResourceKind>();
+    private readonly loaders = new Map<string, RowLoader>();
     private readonly statements = new Map<string, string>();
 
     constructor(private readonly reader: FastReader, kinds: readonly ResourceKind[]) {
-        this.kinds = new Map(kinds.map((kind) => [kind.kind, kind]));
+        this.register(kinds);
+    }
+
+    /** Adds kinds (a family's table declares them), with the loader that turns each kind's row into its model. */
+    register(kinds: readonly ResourceKind[], loaders: Readonly<Record<string, RowLoader>> = {}): void {
+        for (const kind of kinds) {
+            const known = this.kinds.get(kind.kind);
+            if (known && JSON.stringify(known) !== JSON.stringify(kind)) {
+                throw new Error(`Resource kind ${kind.kind} is declared twice, differently`);
+            }
+
+            this.kinds.set(kind.kind, kind);
+        }
+
+        for (const [kind, loader] of Object.entries(loaders)) {
+            this.loaders.set(kind, loader);
+        }
+    }
+
+    get all(): ResourceKind[] {
+        return [...this.kinds.values()];
     }
 
     async resolve(request: Request, row: CompiledRow): Promise<Access> {
         const credentials = request.auth.credentials;
         const user = credentials.user!;
         const policy = row.compiled;
+        const rows: Record<string, object> = {};
+        const ids: Record<string, string> = {};
         const resolved: Access = {
             user,
             via: credentials.via,
             credentialId: credentials.credentialId,
             scopes: credentials.scopes,
+            pinnedProjects: credentials.pinnedProjects,
             project: null,
             resource: null,
-            ids: {}
+            ids,
+            rows
         };
 
         let projectId = this.projectIdOf(request, row);
@@ -62,24 +100,23 @@ export class Policy {
 
         if (projectId) {
             const reach = await this.reach(this.kinds.get('project')!, projectId, user.id);
-            if (!reach?.role) {
+            if (!reach?.role || outsidePin(credentials.pinnedProjects, reach.projectId)) {
                 throw notFound('project');
             }
 
-            resolved.project = { id: reach.project_id, role: reach.role };
+            resolved.project = { id: reach.projectId, role: reach.role };
+            rows.project = reach.row;
+            ids.project = reach.id;
         }
 
         if (policy.resource) {
-            const ids: Record<string, string> = {};
-            const reach = await this.resolveResource(request, policy.resource, user.id, ids);
-            resolved.ids = ids;
-            const permissions = reach.permissions ? JSON.parse(reach.permissions) as Permission[] : [];
-            if (resolved.project && reach.project_id !== resolved.project.id) {
+            const reach = await this.resolveResource(request, this.kinds.get(policy.resource)!, user.id, credentials.pinnedProjects, ids, rows);
+            if (resolved.project && reach.projectId !== resolved.project.id) {
                 throw Boom.forbidden(policyMessages.otherProject);
             }
 
-            resolved.resource = { kind: policy.resource, id: reach.id, projectId: reach.project_id, role: reach.role, permissions };
-            resolved.project ??= { id: reach.project_id, role: reach.role };
+            resolved.resource = { kind: policy.resource, id: reach.id, projectId: reach.projectId, role: reach.role, permissions: reach.permissions };
+            resolved.project ??= { id: reach.projectId, role: reach.role };
         }
 
         const role = resolved.resource ? resolved.resource.role : resolved.project?.role ?? null;
@@ -120,33 +157,51 @@ export class Policy {
         }
     }
 
-    /** Resolves a kind; a nested kind must belong to the parent named in the same path and inherits its access. */
-    private async resolveResource(request: Request, kindName: string, userId: string, ids: Record<string, string>): Promise<Reach> {
-        const kind = this.kinds.get(kindName)!;
+    /** Resolves a kind and its parents; a nested kind must belong to the parent named in the same path and inherits its access. */
+    private async resolveResource(request: Request, kind: ResourceKind, userId: string, pin: readonly string[] | null, ids: Record<string, string>, rows: Record<string, object>): Promise<Reach> {
         const value = request.params[kind.param] as string | undefined;
         if (kind.parent) {
-            const parent = await this.resolveResource(request, kind.parent.kind, userId, ids);
-            const child = value ? await this.reader.get<{ id: string }>(this.statement(kind), [value, parent.id]) : undefined;
+            const parent = await this.resolveResource(request, this.kinds.get(kind.parent.kind)!, userId, pin, ids, rows);
+            const child = value ? await this.reader.get<Record<string, unknown>>(this.statement(kind), [value, parent.id]) : undefined;
             if (!child) {
-                throw notFound(kind.kind);
+                throw notFound(kind);
             }
 
-            ids[kind.kind] = child.id;
-            return { ...parent, id: child.id };
+            const row = this.load(kind, child);
+            ids[kind.kind] = child.id as string;
+            rows[kind.kind] = row;
+            return { ...parent, id: child.id as string, row };
         }
 
         const reach = value ? await this.reach(kind, value, userId) : undefined;
-        if (!reach || (!reach.role && !reach.permissions)) {
-            throw notFound(kind.kind);
+        if (!reach || (!reach.role && !reach.permissions.length) || outsidePin(pin, reach.projectId)) {
+            throw notFound(kind);
         }
 
         ids[kind.kind] = reach.id;
+        rows[kind.kind] = reach.row;
         return reach;
     }
 
     private async reach(kind: ResourceKind, value: string, userId: string): Promise<Reach | undefined> {
         const params = kind.collaborators ? [userId, userId, value] : [userId, value];
-        return this.reader.get<Reach>(this.statement(kind), params);
+        const found = await this.reader.get<Record<string, unknown>>(this.statement(kind), params);
+        if (!found) {
+            return undefined;
+        }
+
+        const { [ROLE]: role, [GRANT]: grant, ...own } = found;
+        return {
+            id: own.id as string,
+            projectId: own[kind.projectColumn] as string,
+            role: (role as Role | null) ?? null,
+            permissions: typeof grant === 'string' ? JSON.parse(grant) as Permission[] : [],
+            row: this.load(kind, own)
+        };
+    }
+
+    private load(kind: ResourceKind, row: Record<string, unknown>): object {
+        return (this.loaders.get(kind.kind) ?? plainLoader).fromDatabaseJson(row);
     }
 
     // Table and column names come from the resource catalogue, never from the request.
@@ -154,13 +209,13 @@ export class Policy {
         let sql = this.statements.get(kind.kind);
         if (!sql) {
             if (kind.parent) {
-                sql = `SELECT r.id AS id FROM ${kind.table} r WHERE r.${kind.column} = ? AND r.${kind.parent.column} = ?`;
+                sql = `SELECT r.* FROM ${kind.table} r WHERE r.${kind.column} = ? AND r.${kind.parent.column} = ?`;
             }
             else {
                 const grants = kind.collaborators
                     ? ` LEFT JOIN collaborators c ON c.resource_type = '${kind.kind}' AND c.resource_id = r.id AND c.user_id = ?`
                     : '';
-                sql = `SELECT r.id AS id, r.${kind.projectColumn} AS project_id, m.role AS role, ${kind.collaborators ? 'c.permissions' : 'NULL'} AS permissions` +
+                sql = `SELECT r.*, m.role AS ${ROLE}, ${kind.collaborators ? 'c.permissions' : 'NULL'} AS ${GRANT}` +
                     ` FROM ${kind.table} r LEFT JOIN memberships m ON m.project_id = r.${kind.projectColumn} AND m.user_id = ?${grants} WHERE r.${kind.column} = ?`;
             }
 

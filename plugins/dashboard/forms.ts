@@ -14,7 +14,16 @@ export function asList(value: string | string[] | undefined): string[] {
     return value === undefined ? [] : Array.isArray(value) ? value : [value];
 }
 
-/** Where to go after signing in: a path on this site only, never another origin. */
-export function localPath(next: string | undefined, fallback = '/dashboard/projects'): string {
-    return next && /^\/(?![/\\])[^\s]*$/.test(next) ? next : fallback;
+/**
+ * A path on this site in the characters a URL holds as they are (RFC 3986's, `%` escapes included): never another
+ * origin (`//host`; `\\` is not among them), nor anything a Location header cannot carry (controls, DEL, non-ASCII).
+ */
+export const LOCAL_PATH = /^\/(?!\/)[A-Za-z0-9\-._~!$&'()*+,;=:@/?%#[\]]*$/;
+
+/** The `next` of the sign-in forms, where to go after signing in: refused (400) unless it is a LOCAL_PATH. */
+export const nextField = () => text(512).pattern(LOCAL_PATH, 'path on this site');
+
+/** Where to go after signing in: the validated `next`, else the projects page. */
+export function localPath(next: string | undefined): string {
+    return next || '/dashboard/projects';
 }

@@ -8,11 +8,16 @@ import Joi from 'joi';
 import { bindRoutes, type FamilyPlugin, type RouteHandlers } from '../../lib/route-table';
 import { dashboardTable } from '../../manifest/routes/dashboard';
 import type { Answer } from './api';
+import { CONTENT_SECURITY_POLICY } from './content-policy';
 import { errorView, layoutContext } from './page';
 import { accountRoutes } from './routes/account';
+import { connectedAppRoutes } from './routes/connected-apps';
+import { consentRoutes } from './routes/consent';
 import { docsRoutes } from './routes/docs';
 import { keyRoutes } from './routes/keys';
 import { memberRoutes } from './routes/members';
+import { notificationRoutes } from './routes/notifications';
+import { oauthClientRoutes } from './routes/oauth-clients';
 import { projectRoutes } from './routes/projects';
 import { checkFormToken, cookieOptions, COOKIE, Session } from './session';
 import { configureViews } from './views';
@@ -35,11 +40,6 @@ const schema = Joi.object({
 
 const PUBLIC_DIR = Path.join(__dirname, 'public');
 
-export const CONTENT_SECURITY_POLICY = [
-    'default-src \'self\'', 'script-src \'self\'', 'style-src \'self\'', 'img-src \'self\'', 'connect-src \'self\'',
-    'form-action \'self\'', 'frame-ancestors \'none\'', 'base-uri \'none\'', 'object-src \'none\''
-].join('; ');
-
 // Forms post urlencoded bodies; a post with no body at all reads as an empty form, so it meets the form-token check.
 function formBodies(handlers: RouteHandlers): RouteHandlers {
     for (const row of dashboardTable.rows.filter((candidate) => candidate.body === 'form')) {
@@ -52,7 +52,7 @@ function formBodies(handlers: RouteHandlers): RouteHandlers {
 export const dashboardPlugin: FamilyPlugin<DashboardPluginOptions> = {
     name: 'hostless-dashboard',
     table: dashboardTable,
-    dependencies: ['hostless-auth', 'hostless-accounts', 'hostless-api-keys', 'hostless-projects'],
+    dependencies: ['hostless-auth', 'hostless-accounts', 'hostless-api-keys', 'hostless-projects', 'hostless-oauth', 'hostless-notifications'],
     async register(server, rawOptions) {
         const options: DashboardPluginOptions = Joi.attempt(rawOptions, schema, 'The dashboard plugin options are invalid:');
         await server.register([Inert, Vision], { once: true });
@@ -65,7 +65,11 @@ export const dashboardPlugin: FamilyPlugin<DashboardPluginOptions> = {
             ...keyRoutes(deps),
             ...projectRoutes(deps),
             ...memberRoutes(deps),
+            ...notificationRoutes(deps),
             ...docsRoutes(deps, options.docsDir),
+            ...consentRoutes(deps),
+            ...connectedAppRoutes(deps),
+            ...oauthClientRoutes(deps),
             'dashboard.assets': {
                 validate: { params: Joi.object({ file: Joi.string().pattern(/^[a-z0-9-]+\.(css|js)$/).required() }) },
                 handler: (request, h) => h.file(Path.join(PUBLIC_DIR, request.params.file as string), { confine: PUBLIC_DIR })
@@ -91,7 +95,7 @@ export const dashboardPlugin: FamilyPlugin<DashboardPluginOptions> = {
         server.ext('onPreResponse', (request, h) => {
             const context = () => layoutContext(Session.of(request), request, { notice: false, forms: false });
             const response = Boom.isBoom(request.response) ? errorView(h, context(), request.response) : request.response;
-            response.header('content-security-policy', CONTENT_SECURITY_POLICY);
+            response.header('content-security-policy', CONTENT_SECURITY_POLICY, { override: false });
             response.header('x-frame-options', 'DENY');
             response.header('x-content-type-options', 'nosniff');
             response.header('referrer-policy', 'no-referrer');

@@ -2,6 +2,7 @@ import * as Boom from '@hapi/boom';
 import type { Lifecycle, Request, ResponseObject, ResponseToolkit } from '@hapi/hapi';
 
 import { Api, SignedOut, type ApiOptions } from './api';
+import { LOCAL_PATH } from './forms';
 import { Session } from './session';
 
 // A page handler gets a Page: the visitor's session, the API client acting for them, and the means to answer with
@@ -38,8 +39,9 @@ export class Page {
     /** Where a signed-out visitor goes: the sign-in page, coming back here afterwards when this was a page view. */
     toSignIn(reason?: 'ended'): ResponseObject {
         const query = new URLSearchParams();
-        if (this.request.method === 'get' && this.request.path !== '/dashboard') {
-            query.set('next', this.request.url.pathname + this.request.url.search);
+        const here = this.request.url.pathname + this.request.url.search;
+        if (this.request.method === 'get' && this.request.path !== '/dashboard' && LOCAL_PATH.test(here)) {
+            query.set('next', here);
         }
 
         if (reason) {

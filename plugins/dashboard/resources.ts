@@ -1,24 +1,30 @@
 import type { Server } from '@hapi/hapi';
 
-import { apiError, nextCursor, type Api } from './api';
+import { apiError, nextCursor, type Api, type Answer } from './api';
 
 // A project's resources at a glance: for each kind, its API list narrowed to the project, shown only when this
-// server mounts that list route (looked up by route id), so kinds appear here as their families land.
-export const RESOURCE_LISTS = [
+// server mounts a route that lists it (looked up by route id), so kinds appear here as their families land. A kind
+// that also lives inside apps (`perApp`: app cron jobs) is listed app by app while its own list is not served.
+export const RESOURCE_LISTS: ReadonlyArray<{ route: string; label: string; perApp?: string }> = [
     { route: 'apps.list', label: 'Apps' },
     { route: 'sites.list', label: 'Sites' },
     { route: 'workers.list', label: 'Workers' },
-    { route: 'cronJobs.list', label: 'Cron jobs' },
+    { route: 'cronJobs.list', label: 'Cron jobs', perApp: 'apps.cronJobs.list' },
     { route: 'databases.list', label: 'Databases' },
     { route: 'vms.list', label: 'Virtual machines' }
-] as const;
+];
 
 const SHOWN = 20;
+
+interface Item {
+    name: string;
+    status: string | null;
+}
 
 export interface KindAtAGlance {
     label: string;
     lower: string;
-    items: Array<{ name: string; status: string | null }>;
+    items: Item[];
     more: boolean;
     error: string | null;
 }
@@ -28,26 +34,31 @@ export interface ResourcesAtAGlance {
     missing: string | null;                                     // a sentence naming the kinds this server does not serve yet
 }
 
+const items = (answer: Answer, prefix = ''): Item[] =>
+    answer.body.map((item: { name?: string; id?: string; status?: string }) => ({ name: `${prefix}${item.name ?? item.id ?? ''}`, status: item.status ?? null }));
+
+const listed = (answer: Answer) => answer.status === 200 && Array.isArray(answer.body);
+
 export async function resourcesAtAGlance(server: Server, api: Api, projectId: string): Promise<ResourcesAtAGlance> {
     const kinds: KindAtAGlance[] = [];
     const missing: string[] = [];
+    let apps: KindAtAGlance | null = null;
     for (const kind of RESOURCE_LISTS) {
-        const route = server.lookup(kind.route);
         const lower = kind.label.toLowerCase();
-        if (!route) {
-            missing.push(lower);
-            continue;
+        const route = server.lookup(kind.route);
+        const perApp = kind.perApp ? server.lookup(kind.perApp) : null;
+        if (route) {
+            const answer = await api.call('GET', `${route.path}?projectId=${encodeURIComponent(projectId)}&limit=${SHOWN}`);
+            const ok = listed(answer);
+            kinds.push({ label: kind.label, lower, items: ok ? items(answer) : [], more: ok && nextCursor(answer) !== null, error: ok ? null : apiError(answer).message });
+            apps = kind.route === 'apps.list' ? kinds[kinds.length - 1]! : apps;
         }
-
-        const answer = await api.call('GET', `${route.path}?projectId=${encodeURIComponent(projectId)}&limit=${SHOWN}`);
-        const ok = answer.status === 200 && Array.isArray(answer.body);
-        kinds.push({
-            label: kind.label,
-            lower,
-            items: ok ? answer.body.map((item: { name?: string; id?: string; status?: string }) => ({ name: item.name ?? item.id ?? '', status: item.status ?? null })) : [],
-            more: ok && nextCursor(answer) !== null,
-            error: ok ? null : apiError(answer).message
-        });
+        else if (perApp && apps) {
+            kinds.push(await withinApps(api, perApp.path, apps, kind.label, lower));
+        }
+        else {
+            missing.push(lower);
+        }
     }
 
     const list = new Intl.ListFormat('en', { type: 'conjunction' }).format(missing);
@@ -57,4 +68,19 @@ export async function resourcesAtAGlance(server: Server, api: Api, projectId: st
             ? `This server does not serve ${list} yet, so there are none to show. Each kind appears here, with its resources and their status, once its API is part of the server.`
             : null
     };
+}
+
+/** A kind listed app by app (`shop / nightly`) over the apps shown, at most SHOWN items; `more` when some are left out. */
+async function withinApps(api: Api, path: string, apps: KindAtAGlance, label: string, lower: string): Promise<KindAtAGlance> {
+    const found: Item[] = [];
+    for (const app of apps.items) {
+        const answer = await api.call('GET', path.replace('{appName}', encodeURIComponent(app.name)));
+        if (!listed(answer)) {
+            return { label, lower, items: [], more: false, error: apiError(answer).message };
+        }
+
+        found.push(...items(answer, `${app.name} / `));
+    }
+
+    return { label, lower, items: found.slice(0, SHOWN), more: apps.more || found.length > SHOWN, error: apps.error };
 }

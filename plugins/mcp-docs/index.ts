@@ -1,6 +1,6 @@
 import { loadDocs } from '../../lib/docs/pages';
 import { DocsIndex } from '../../lib/docs/search';
-import { MCP_PAYLOAD, methodNotAllowed, mountTable, rebindingGuard, serveMcp } from '../../lib/mcp/http';
+import { MCP_PAYLOAD, methodNotAllowed, mountTable, rebindingGuard, serveMcp, type RebindingRules } from '../../lib/mcp/http';
 import { buildServer, type ServerInfo } from '../../lib/mcp/tool';
 import type { FamilyPlugin } from '../../lib/route-table';
 import { mcpDocsTable } from '../../manifest/routes/mcp';
@@ -8,11 +8,9 @@ import { docsTools } from './tools';
 
 // POST /mcp/docs: the public documentation tools over the docs folder, read and indexed once at start. No
 // credential is asked for and none is used: an Authorization header sent here is ignored, never refused.
-export interface McpDocsPluginOptions {
+export interface McpDocsPluginOptions extends RebindingRules {
     docsDir: string;                                            // the markdown folder (the project's docs/)
     publicUrl: string;                                          // the API's origin: its /docs site shows the pages
-    allowedOrigins: readonly string[];                          // MCP_ALLOWED_ORIGINS
-    allowedHosts: readonly string[] | null;                     // the Host names answered to (loopbackHosts); null: any
     version: string;
 }
 
@@ -35,7 +33,7 @@ export const mcpDocsPlugin: FamilyPlugin<McpDocsPluginOptions> = {
 
         server.expose('index', index);
         mountTable(server, mcpDocsTable, {
-            'mcp.docs': { options: { payload: MCP_PAYLOAD, ext }, handler: (request, h) => serveMcp(request, h, buildServer(info, tools)) },
+            'mcp.docs': { options: { payload: MCP_PAYLOAD, ext }, handler: (request, h) => serveMcp(request, h, buildServer(info, tools, { authorization: null, fault: (err) => request.server.log(['error', 'mcp'], err) })) },
             'mcp.docs.get': { options: { ext }, handler: methodNotAllowed },
             'mcp.docs.delete': { options: { ext }, handler: methodNotAllowed }
         }, null);

@@ -1,13 +1,17 @@
 import type { Request, ResponseToolkit, ServerAuthSchemeObject } from '@hapi/hapi';
 
+import { jwtType } from '../../lib/jwt-type';
 import { ApiUnreachableError, type ApiClient } from '../../lib/mcp/api-client';
 import { rpcRefusal } from '../../lib/mcp/http';
+import { ACCESS_TOKEN_TYPE, KeySourceError, type AccessTokenVerifier } from '../../lib/oauth/access-token';
 import { isScope, type Scope } from '../../lib/scopes';
 
 // The credential check of POST /mcp, before the body is read: a missing or malformed Authorization header gets the
-// bare challenge pointing at the protected-resource metadata; a well-formed one is put to the API's introspection,
-// and one the API refuses (revoked, expired, disabled user, bad signature) gets `error="invalid_token"`. Nothing is
-// cached: revocation holds at the next request.
+// bare challenge pointing at the protected-resource metadata. An OAuth access token is verified here first (signature
+// from the API's JWKS, issuer, this server's resource in `aud`, expiry, `typ`); then every credential is put to the
+// API's introspection, which checks it again with the API's own audience and reads its grant, key or session. One
+// either refuses gets `error="invalid_token"`. Nothing but the public keys is cached: revocation holds at the next
+// request.
 
 export interface McpIdentity {
     userId: string;
@@ -48,7 +52,13 @@ export function wellFormedAuthorization(request: Request): string | null {
 
 const quoted = (text: string) => text.replace(/["\\]/g, '');
 
-export function mcpAuthScheme(api: ApiClient, metadataUrl: string): ServerAuthSchemeObject {
+export interface McpAuthOptions {
+    api: ApiClient;
+    metadataUrl: string;                                        // the protected-resource metadata the challenge points at
+    accessTokens: AccessTokenVerifier;                          // OAuth access tokens, with this server's resource in `aud`
+}
+
+export function mcpAuthScheme({ api, metadataUrl, accessTokens }: McpAuthOptions): ServerAuthSchemeObject {
     const challenge = (h: ResponseToolkit, refusal: string | null) => {
         const attributes = refusal ? `error="invalid_token", error_description="${quoted(refusal)}", ` : '';
         const message = refusal ? `Unauthorized: ${refusal}` : 'Unauthorized: send Authorization: Bearer <token> (an API key, session token or OAuth access token)';
@@ -64,10 +74,15 @@ export function mcpAuthScheme(api: ApiClient, metadataUrl: string): ServerAuthSc
 
             let answer;
             try {
+                const token = /^Bearer +(\S+)$/i.exec(authorization)?.[1];
+                if (token && jwtType(token) === ACCESS_TOKEN_TYPE && !await accessTokens.verify(token)) {
+                    return challenge(h, 'Invalid or expired access token');
+                }
+
                 answer = await api.introspect(authorization);
             }
             catch (err) {
-                if (err instanceof ApiUnreachableError) {
+                if (err instanceof ApiUnreachableError || err instanceof KeySourceError) {
                     return rpcRefusal(h, 502, err.message).takeover();
                 }
 
@@ -90,7 +105,7 @@ export function mcpAuthScheme(api: ApiClient, metadataUrl: string): ServerAuthSc
                 scopes: (body.scopes ?? []).filter(isScope),
                 isAdmin: body.isAdmin === true
             };
-            return h.authenticated({ credentials: { via: identity.via, credentialId: identity.credentialId, scopes: identity.scopes }, artifacts: { authorization, identity } satisfies McpCaller });
+            return h.authenticated({ credentials: { via: identity.via, credentialId: identity.credentialId, scopes: identity.scopes, pinnedProjects: null }, artifacts: { authorization, identity } satisfies McpCaller });
         }
     };
 }

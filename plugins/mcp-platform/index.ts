@@ -1,10 +1,14 @@
+import type { JSONWebKeySet } from 'jose';
+
 import type { ApiClient } from '../../lib/mcp/api-client';
-import { MCP_PAYLOAD, methodNotAllowed, mountTable, rebindingGuard, rpcRefusal, serveMcp } from '../../lib/mcp/http';
+import { MCP_PAYLOAD, methodNotAllowed, mountTable, rebindingGuard, rpcRefusal, serveMcp, type RebindingRules } from '../../lib/mcp/http';
 import { platformTools, platformToolsOn, type KindTools } from '../../lib/mcp/platform-tools';
 import { parseSelection, selectTools, SelectionError, type Selection } from '../../lib/mcp/selection';
 import { buildServer, type ServerInfo } from '../../lib/mcp/tool';
 import type { FamilyPlugin } from '../../lib/route-table';
-import { SCOPES } from '../../lib/scopes';
+import { accessTokenVerifier } from '../../lib/oauth/access-token';
+import { JwksCache } from '../../lib/oauth/jwks-cache';
+import { OAUTH_SCOPES } from '../../lib/oauth/scopes';
 import { ROUTE_TABLES } from '../../manifest/routes';
 import { mcpPlatformTable } from '../../manifest/routes/mcp';
 import { PLATFORM_TOOL_KINDS } from '../../manifest/routes/mcp-tools';
@@ -12,15 +16,13 @@ import { caller, mcpAuthScheme } from './auth';
 
 // POST /mcp: the platform tools, acting with the caller's own credential on this deployment's REST API; plus the
 // server's health and its OAuth protected-resource metadata (RFC 9728). Holds no database and no token of its own.
-export interface McpPlatformPluginOptions {
+export interface McpPlatformPluginOptions extends RebindingRules {
     api: ApiClient;                                             // this deployment's API, over HTTP or in-process
     publicUrl: string;                                          // the API's public origin: the authorization server
     mcpPublicUrl: string;                                       // this server's public origin; the resource is `<it>/mcp`
     docsMcpPath: string;
     readOnly: boolean;                                          // MCP_READ_ONLY
     allowedTools: readonly string[] | null;                     // MCP_ALLOWED_TOOLS (tools, groups, `readonly`); null: all
-    allowedOrigins: readonly string[];                          // MCP_ALLOWED_ORIGINS
-    allowedHosts: readonly string[] | null;                     // the Host names answered to (loopbackHosts); null: any
     version: string;
     kinds?: readonly KindTools[];                               // the tool catalogue (default: manifest/routes/mcp-tools.ts)
 }
@@ -49,7 +51,7 @@ export function protectedResourceMetadata(publicUrl: string, mcpPublicUrl: strin
         resource: `${mcpPublicUrl}/mcp`,
         authorization_servers: [publicUrl],
         bearer_methods_supported: ['header'],
-        scopes_supported: SCOPES.filter((scope) => scope.endsWith(':read') && !scope.startsWith('test-data:')),
+        scopes_supported: OAUTH_SCOPES,
         resource_name: 'Hostless MCP server',
         resource_documentation: `${publicUrl}/docs/mcp`
     };
@@ -66,7 +68,16 @@ export const mcpPlatformPlugin: FamilyPlugin<McpPlatformPluginOptions> = {
         const ext = { onPreAuth: { method: rebindingGuard(options) } };
         const hostOnly = { onPreAuth: { method: rebindingGuard({ allowedOrigins: ['*'], allowedHosts: options.allowedHosts }) } };
 
-        server.auth.scheme(STRATEGY, () => mcpAuthScheme(options.api, `${options.mcpPublicUrl}/.well-known/oauth-protected-resource`));
+        const keys = new JwksCache(async () => {
+            const answer = await options.api.jwks();
+            if (answer.status !== 200) {
+                throw new Error(`the API answered ${answer.status} for its JWKS`);
+            }
+
+            return answer.body as JSONWebKeySet;
+        });
+        const accessTokens = accessTokenVerifier({ keys: keys.getKey, issuer: options.publicUrl, audience: `${options.mcpPublicUrl}/mcp` });
+        server.auth.scheme(STRATEGY, () => mcpAuthScheme({ api: options.api, metadataUrl: `${options.mcpPublicUrl}/.well-known/oauth-protected-resource`, accessTokens }));
         server.auth.strategy(STRATEGY, STRATEGY);
 
         mountTable(server, mcpPlatformTable, {
@@ -91,7 +102,7 @@ export const mcpPlatformPlugin: FamilyPlugin<McpPlatformPluginOptions> = {
                         }
                     }
 
-                    return serveMcp(request, h, buildServer(info, selected, { authorization: caller(request).authorization }));
+                    return serveMcp(request, h, buildServer(info, selected, { authorization: caller(request).authorization, fault: (err) => request.server.log(['error', 'mcp'], err) }));
                 }
             },
             'mcp.platform.get': { options: { ext }, handler: methodNotAllowed },

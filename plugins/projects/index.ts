@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 
+import { Project } from '../../lib/models/project';
 import { bindRoutes, type FamilyPlugin } from '../../lib/route-table';
 import { projectsTable } from '../../manifest/routes/projects';
 import { memberRoutes } from './routes/members';
@@ -15,9 +16,11 @@ export interface ProjectsPluginOptions {
 export const projectsPlugin: FamilyPlugin<ProjectsPluginOptions> = {
     name: 'hostless-projects',
     table: projectsTable,
-    dependencies: ['hostless-auth'],
+    dependencies: ['hostless-auth', 'hostless-notifications'],
     register(server, options) {
-        const projects = new ProjectsService(options.knex, server.plugins['hostless-auth'].kinds);
-        bindRoutes(server, projectsTable, { ...projectRoutes(projects), ...memberRoutes(new MembersService(options.knex)) });
+        const auth = server.plugins['hostless-auth'];
+        const projects = new ProjectsService(options.knex, auth.reader, auth.lists, auth.kinds);
+        const members = new MembersService(options.knex, auth.lists, server.plugins['hostless-notifications'].outbox);
+        bindRoutes(server, projectsTable, { ...projectRoutes(projects), ...memberRoutes(members) }, { project: Project });
     }
 };

@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import { access } from '../../lib/access';
 import { bindRoutes, type FamilyPlugin } from '../../lib/route-table';
 import { MAX_LIMIT, DEFAULT_LIMIT } from '../../lib/pagination';
+import { dailyJob } from '../../lib/queue/daily';
 import { pruneSecurityEvents } from '../../lib/security-events';
 import { securityEventsTable } from '../../manifest/routes/security-events';
 
@@ -26,26 +27,14 @@ interface EventRow {
     created_at: string;
 }
 
-const day = (date: Date) => date.toISOString().slice(0, 10);
-
 export const securityEventsPlugin: FamilyPlugin<SecurityEventsPluginOptions> = {
     name: 'hostless-security-events',
     table: securityEventsTable,
     dependencies: ['hostless-auth', 'hostless-jobs'],
     register(server, options) {
-        const { queue } = server.plugins['hostless-jobs'];
-
-        // One run a day per deployment, whichever process enqueues it first (the key makes it once).
-        const schedule = (date: Date) => queue.enqueue(PRUNE_JOB, {}, { idempotencyKey: `${PRUNE_JOB}:${day(date)}`, runAt: date });
-        queue.handle(PRUNE_JOB, async () => {
-            await pruneSecurityEvents(options.knex, options.retentionDays);
-            const tomorrow = new Date();
-            tomorrow.setUTCHours(24, 0, 0, 0);
-            await schedule(tomorrow);
-        });
-        server.ext('onPostStart', async () => {
-            await schedule(new Date());
-        });
+        // One run a day per deployment, whichever process schedules it first.
+        const queue = server.plugins['hostless-jobs'].queue;
+        server.ext('onPostStart', dailyJob(queue, PRUNE_JOB, () => pruneSecurityEvents(options.knex, options.retentionDays)));
 
         bindRoutes(server, securityEventsTable, {
             'securityEvents.list': {

@@ -1,57 +1,37 @@
-import * as Fs from 'node:fs';
-import * as Os from 'node:os';
-import * as Path from 'node:path';
-
 import * as Code from '@hapi/code';
 import * as Lab from '@hapi/lab';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 
 import { PASSWORD, uniqueEmail } from '../helpers/api';
+import { BROWSER_TIMEOUT as TIMEOUT, executablePath, launchChromium, screenshot, type LaunchedBrowser } from '../helpers/browser';
 import { testServer, type TestServer } from '../helpers/server';
 
-// The dashboard in a real browser: Debian's Chromium driven by playwright-core against the server on 127.0.0.1.
-// TEST_CHROMIUM_PATH names the binary; without it these tests report themselves skipped. The network is closed, so
-// Chromium runs with exactly the flags that keep it from calling out, and a fresh profile folder.
+// The dashboard in a real browser: Debian's Chromium driven by playwright-core against the server on 127.0.0.1
+// (test/helpers/browser.ts; skipped without TEST_CHROMIUM_PATH).
 const { describe, it, before, after } = exports.lab = Lab.script();
 const { expect } = Code;
-
-const executablePath = process.env.TEST_CHROMIUM_PATH;
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const SCREENSHOTS = Path.join(__dirname, '..', '..', '.test-output', 'screenshots');
-const TIMEOUT = 120_000;                                        // a bound on a whole flow, not an assertion on its speed
 
 describe('the dashboard in a browser', { skip: !executablePath }, () => {
 
     let instance: TestServer;
-    let browser: Browser;
-    let profile: string;
+    let chromium: LaunchedBrowser;
     let base: string;
 
     before(async () => {
         instance = await testServer({}, { start: true });
         base = instance.server.info.uri;
-        profile = Fs.mkdtempSync(Path.join(Os.tmpdir(), 'hostless-chromium-'));
-        Fs.mkdirSync(SCREENSHOTS, { recursive: true });
-        // Playwright adds nothing of its own (ignoreDefaultArgs): only the pipe it drives the browser through.
-        browser = await chromium.launch({
-            executablePath: executablePath!,
-            ignoreDefaultArgs: true,
-            args: [...FLAGS, `--user-data-dir=${profile}`, '--remote-debugging-pipe', '--no-startup-window']
-        });
+        chromium = await launchChromium();
     });
 
     after(async () => {
-        await browser?.close();
+        await chromium?.close();
         await instance?.stop();
-        if (profile) {
-            Fs.rmSync(profile, { recursive: true, force: true });
-        }
     });
 
-    const shot = (page: Page, name: string) => page.screenshot({ path: Path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+    const shot = screenshot;
 
     const fresh = async (): Promise<{ context: BrowserContext; page: Page }> => {
-        const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+        const context = await chromium.browser.newContext({ viewport: { width: 1280, height: 900 } });
         await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
         return { context, page: await context.newPage() };
     };

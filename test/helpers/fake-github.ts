@@ -31,7 +31,7 @@ export interface FakeGitHub extends FakeService {
     addOrg(login: string): void;
     addRepo(fullName: string, options?: { private?: boolean; files?: Record<string, string>; branch?: string }): void;
     addCommit(fullName: string, branch: string, message: string, files?: Record<string, string>): string;
-    addPull(fullName: string, pull: { title: string; head: string; base?: string; state?: 'open' | 'closed'; merged?: boolean }): number;
+    addPull(fullName: string, pull: { title: string; head: string; base?: string; state?: 'open' | 'closed'; merged?: boolean; number?: number }): number;
     file(fullName: string, branch: string, path: string): string | undefined;
 }
 
@@ -182,9 +182,9 @@ export async function fakeGitHub(options: { login?: string; token?: string } = {
             repo.branches.set(branch, sha);
             return sha;
         },
-        addPull: (fullName: string, pull: { title: string; head: string; base?: string; state?: 'open' | 'closed'; merged?: boolean }) => {
+        addPull: (fullName: string, pull: { title: string; head: string; base?: string; state?: 'open' | 'closed'; merged?: boolean; number?: number }) => {
             const repo = repos.get(fullName)!;
-            const number = repo.pulls.length + 1;
+            const number = pull.number ?? repo.pulls.length + 1;
             repo.pulls.push({ number, title: pull.title, head: pull.head, base: pull.base ?? repo.defaultBranch, state: pull.state ?? 'open', merged: pull.merged ?? false, author: login });
             return number;
         },

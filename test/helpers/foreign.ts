@@ -12,12 +12,14 @@ import { access } from '../../lib/access';
 import { createKnex } from '../../lib/db/knex';
 import { migrate } from '../../lib/db/migrate';
 import { newId } from '../../lib/ids';
-import type { ResourceKind } from '../../lib/resources';
+import type { ResourceKind } from '../../lib/resources/kinds';
 import { bindRoutes, keyRoute, type RouteTable } from '../../lib/route-table';
 import { fields } from '../../lib/validation';
 import { accountsPlugin } from '../../plugins/accounts';
 import { apiKeysPlugin } from '../../plugins/api-keys';
 import { authPlugin } from '../../plugins/auth';
+import { jobsPlugin } from '../../plugins/jobs';
+import { notificationsPlugin } from '../../plugins/notifications';
 import { projectsPlugin } from '../../plugins/projects';
 
 // Someone else's hapi server embedding the platform's plugins with its own knex and options (no environment),
@@ -36,6 +38,7 @@ export const widgetsTable: RouteTable = {
         keyRoute('widgets.get', 'GET', '/widgets/{widgetName}', 'apps:read', 'One widget.', { policy: { project: 'query' }, example: {} }),
         keyRoute('widgets.restart', 'POST', '/widgets/{widgetName}/restart', 'apps:write', 'Restart.', { policy: { collaborator: 'operate' }, example: {} }),
         keyRoute('widgets.patch', 'PATCH', '/widgets/{widgetName}', 'apps:write', 'Change.', { example: {} }),
+        keyRoute('widgets.upload', 'POST', '/widgets/{widgetName}/upload', 'apps:write', 'Upload a file.', { body: 'multipart', example: {} }),
         keyRoute('gadgets.get', 'GET', '/widgets/{widgetName}/gadgets/{gadgetId}', 'apps:read', 'One gadget.', { example: {} }),
         keyRoute('widgets.boom', 'GET', '/widgets-boom', 'apps:read', 'Fails.', { example: {} }),
         { id: 'widgets.admin', method: 'GET', path: '/v1/widgets-admin', auth: 'admin', description: 'Admins only.', example: {} },
@@ -76,7 +79,12 @@ const widgetsPlugin: Hapi.NamedPlugin<{ knex: Knex }> = {
                 }
             },
             'widgets.restart': { validate: { params: Joi.object({ widgetName: name }) }, handler: () => ({ restarted: true }) },
-            'widgets.patch': { validate: { params: Joi.object({ widgetName: name }), payload: Joi.object({ label: Joi.string().max(20) }) }, handler: () => ({ patched: true }) },
+            'widgets.patch': { validate: { params: Joi.object({ widgetName: name }), payload: Joi.object({ label: Joi.string().max(20) }).min(1) }, handler: () => ({ patched: true }) },
+            'widgets.upload': {
+                validate: { params: Joi.object({ widgetName: name }), payload: Joi.object({ file: Joi.binary().required() }) },
+                payload: { multipart: true, output: 'data', parse: true },
+                handler: (request) => ({ bytes: (request.payload as { file: Buffer }).file.length })
+            },
             'gadgets.get': { validate: { params: Joi.object({ widgetName: name, gadgetId: Joi.string() }) }, handler: (request) => ({ id: access(request).resource!.id }) },
             'widgets.boom': {
                 handler: () => {
@@ -123,7 +131,9 @@ export async function foreignServer(options: { start?: boolean } = {}): Promise<
     server.route({ method: 'GET', path: '/host/own', handler: () => ({ host: true }) });
     const sessionSecret = Crypto.randomBytes(32).toString('hex');
     await server.register([
+        { plugin: jobsPlugin, options: { knex, mode: 'api', concurrency: 1 } },
         { plugin: authPlugin, options: { knex, sessionSecret, issuer: 'https://host.example', resources: WIDGET_KINDS } },
+        { plugin: notificationsPlugin, options: { knex, publicUrl: 'https://host.example', smtp: null, retentionDays: 90 } },
         { plugin: accountsPlugin, options: { knex, passwordCost: 1024 } },
         { plugin: apiKeysPlugin, options: { knex } },
         { plugin: projectsPlugin, options: { knex } },

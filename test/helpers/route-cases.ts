@@ -4,9 +4,9 @@ import type { Server, ServerInjectOptions, ServerInjectResponse } from '@hapi/ha
 
 import { checksum } from '../../lib/api-key-token';
 import { randomBase62 } from '../../lib/base62';
-import type { CompiledRow, RouteRow } from '../../lib/route-table';
+import type { CompiledRow, Fixture, RouteRow, RouteTable } from '../../lib/route-table';
 import { SCOPES, type Scope } from '../../lib/scopes';
-import { FIXTURES } from '../../manifest/routes/fixtures';
+import { fixturesOf, ROUTE_TABLES } from '../../manifest/routes';
 import { createKey, login, register, uniqueEmail, uniqueName, type TestUser } from './api';
 import { sshPublicKey } from './ssh';
 
@@ -19,9 +19,11 @@ export interface World {
     outsider: TestUser;
     viewer: TestUser;
     keys: Map<string, string>;                                  // cache: `<user>:<scopes>` -> token
+    fixtures: Readonly<Record<string, Fixture>>;                // how to make what the examples name
 }
 
-export async function createWorld(server: Server): Promise<World> {
+/** The owner, an outsider and a viewer of the owner's project; `tables` beyond the platform's bring their fixtures. */
+export async function createWorld(server: Server, tables: readonly RouteTable[] = []): Promise<World> {
     const [owner, outsider, viewer] = [await register(server, 'owner'), await register(server, 'outsider'), await register(server, 'viewer')];
     const added = await server.inject({
         method: 'POST', url: `/v1/projects/${owner.projectId}/members`, headers: { authorization: owner.session },
@@ -31,7 +33,7 @@ export async function createWorld(server: Server): Promise<World> {
         throw new Error(`could not add the viewer: ${added.payload}`);
     }
 
-    return { server, owner, outsider, viewer, keys: new Map() };
+    return { server, owner, outsider, viewer, keys: new Map(), fixtures: fixturesOf([...ROUTE_TABLES, ...tables]) };
 }
 
 export async function keyFor(world: World, user: TestUser, scopes: readonly Scope[]): Promise<string> {
@@ -98,7 +100,7 @@ export async function fill(world: World, row: CompiledRow): Promise<Filled> {
 }
 
 async function makeFixture(world: World, name: string, refs: Map<string, string>): Promise<string> {
-    const fixture = FIXTURES[name];
+    const fixture = world.fixtures[name];
     if (!fixture) {
         throw new Error(`unknown fixture ${name}`);
     }
@@ -144,7 +146,7 @@ async function makeFixture(world: World, name: string, refs: Map<string, string>
         throw new Error(`fixture ${name} failed: ${res.statusCode} ${res.payload}`);
     }
 
-    const value = fixture.value.split('.').reduce((found: any, key) => found?.[key], res.result) as string;
+    const value = fixture.value.split('.').reduce((found: any, key: string) => found?.[key], res.result) as string;
     if (fixture.project) {
         const joined = await world.server.inject({
             method: 'POST', url: `/v1/projects/${value}/members`, headers: { authorization: world.owner.session },

@@ -11,7 +11,7 @@ import { migrate } from '../../lib/db/migrate';
 import type { RuntimeDriver } from '../../lib/runtime/driver';
 import { DEFAULT_PRICE_LIST } from '../../lib/plans';
 import type { Config } from '../../manifest/config';
-import { deployment } from '../../manifest';
+import { deployment, type DeploymentOptions } from '../../manifest';
 
 // Every test file builds its servers through deployment(), the real plugin list, with configuration passed in
 // rather than read from the environment. The database is a fresh SQLite file in a temp folder, or, when the suite
@@ -53,6 +53,8 @@ export function testConfig(dataDir: string, overrides: Partial<Config> = {}): Co
         prices: DEFAULT_PRICE_LIST,
         dnsServers: [],
         reviewAppHours: 72,
+        oauth: { assistant: { id: 'chatgpt', name: 'ChatGPT', redirectPrefixes: ['https://chatgpt.com/connector_platform_oauth_redirect', 'https://chatgpt.com/aip/'] }, legacy: null, metadataDocuments: true },
+        notifications: { smtpUrl: null, from: 'Hostless <no-reply@localhost>', retentionDays: 90 },
         ...overrides
     };
 }
@@ -64,7 +66,7 @@ export interface TestServer {
     stop(): Promise<void>;
 }
 
-export async function testServer(overrides: Partial<Config> = {}, options: { start?: boolean; driver?: RuntimeDriver } = {}): Promise<TestServer> {
+export async function testServer(overrides: Partial<Config> = {}, options: { start?: boolean; driver?: RuntimeDriver; plugins?: DeploymentOptions['plugins'] } = {}): Promise<TestServer> {
     const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), 'hostless-test-'));
     const schema = usePostgres && !overrides.database ? await createSchema() : null;
     const config = testConfig(dataDir, {
@@ -77,6 +79,7 @@ export async function testServer(overrides: Partial<Config> = {}, options: { sta
         config,
         ...(options.start ? { start: true } : {}),
         ...(options.driver ? { driver: options.driver } : {}),
+        ...(options.plugins ? { plugins: options.plugins } : {}),
         log: (line) => {
             logs.push(line);
             Fs.appendFileSync(logFile, line);

@@ -1,7 +1,11 @@
+import * as Fs from 'node:fs';
+import * as Os from 'node:os';
+import * as Path from 'node:path';
+
 import * as Code from '@hapi/code';
 import * as Lab from '@hapi/lab';
 
-import { dialect } from '../../lib/db/knex';
+import { createKnex, dialect } from '../../lib/db/knex';
 import { MIGRATIONS } from '../../lib/db/migrations';
 import { testServer } from '../helpers/server';
 
@@ -43,5 +47,49 @@ describe('database', () => {
             await again.stop();
             await first.stop();
         }
+    });
+
+    describe('SQLite files', () => {
+
+        const mode = (file: string) => Fs.statSync(file).mode & 0o777;
+
+        it('creates the data folder 0700 and the database, -wal and -shm files 0600', async () => {
+            const root = Fs.mkdtempSync(Path.join(Os.tmpdir(), 'hostless-modes-'));
+            const filename = Path.join(root, 'data', 'hostless.sqlite');
+            const knex = createKnex({ client: 'sqlite', filename });
+            try {
+                await knex.raw('CREATE TABLE t (x INTEGER)');
+                await knex('t').insert({ x: 1 });
+                expect(mode(Path.dirname(filename))).to.equal(0o700);
+                for (const file of [filename, `${filename}-wal`, `${filename}-shm`]) {
+                    expect(mode(file), file).to.equal(0o600);
+                }
+            }
+            finally {
+                await knex.destroy();
+                Fs.rmSync(root, { recursive: true, force: true });
+            }
+        });
+
+        it('narrows the files of an earlier run that were readable by others to 0600', async () => {
+            const root = Fs.mkdtempSync(Path.join(Os.tmpdir(), 'hostless-modes-'));
+            const filename = Path.join(root, 'hostless.sqlite');
+            for (const file of [filename, `${filename}-wal`]) {
+                Fs.writeFileSync(file, '', { mode: 0o644 });
+                Fs.chmodSync(file, 0o644);
+            }
+
+            const knex = createKnex({ client: 'sqlite', filename });
+            try {
+                await knex.raw('CREATE TABLE t (x INTEGER)');
+                for (const file of [filename, `${filename}-wal`, `${filename}-shm`]) {
+                    expect(mode(file), file).to.equal(0o600);
+                }
+            }
+            finally {
+                await knex.destroy();
+                Fs.rmSync(root, { recursive: true, force: true });
+            }
+        });
     });
 });

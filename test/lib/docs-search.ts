@@ -66,6 +66,7 @@ describe('docs search', () => {
 
     it('reduces the forms of a word to one stem, and keeps short and double-s words whole', () => {
         expect(['revoke', 'revoked', 'revokes', 'revoking'].map(stem)).to.equal(['revok', 'revok', 'revok', 'revok']);
+        expect(['deploy', 'deployed', 'deploying', 'deployment', 'deployments'].map(stem)).to.equal(['deploy', 'deploy', 'deploy', 'deploy', 'deploy']);
         expect(['key', 'keys'].map(stem)).to.equal(['key', 'key']);
         expect(['access', 'accessed'].map(stem)).to.equal(['access', 'access']);
         expect(['use', 'uses'].map(stem)).to.equal(['use', 'use']);
@@ -104,6 +105,21 @@ describe('docs search', () => {
         expect(hits.slice(0, 3).map((hit) => hit.page.path)).to.include('authentication');
         expect(hits[0]!.snippet.some((part) => part.match)).to.be.true();
     });
+    it('weighs headings and titles: "deploy app" finds "Apps: Deployments" first, on the site and for the MCP tools alike', () => {
+        const index = new DocsIndex(loadDocs(Path.join(__dirname, '..', '..', 'docs')));
+        const [first] = index.search('deploy app');
+        expect(`${first!.page.title}: ${first!.section.heading}`).to.equal('Apps: Deployments');
+        const [best] = index.searchPages('deploy app');
+        expect(best!.page.path).to.equal('apps');
+        expect(best!.snippet).to.startWith('Deployments: ');
+
+        // A section whose text says "deploy" over and over ranks below the one whose heading and title say it.
+        const small = new DocsIndex([
+            page('apps', '# Apps\n\n## Collaborators\n\nPermissions: deploy (trigger and rerun deployments, deploy review apps), operate, manage. A collaborator who may deploy can deploy apps.\n\n## Deployments\n\nEach one records the configuration it was made from.\n')
+        ]);
+        expect(small.search('deploy app').map((hit) => hit.section.anchor).slice(0, 2)).to.equal(['deployments', 'collaborators']);
+    });
+
     it('ranks whole pages by their best section for the MCP tools, once each, with a passage naming the section', () => {
         const index = new DocsIndex([
             page('overview', '# Overview\n\nEverything in one place. Webhooks exist. Billing too.'),

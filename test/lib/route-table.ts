@@ -2,7 +2,7 @@ import * as Code from '@hapi/code';
 import * as Hapi from '@hapi/hapi';
 import * as Lab from '@hapi/lab';
 
-import { RESOURCE_KINDS } from '../../lib/resources';
+import { kindsOf, ROUTE_TABLES } from '../../manifest/routes';
 import { bindRoutes, compileRow, keyRoute, type RouteTable } from '../../lib/route-table';
 
 const { describe, it } = exports.lab = Lab.script();
@@ -10,7 +10,7 @@ const { expect } = Code;
 
 describe('route tables', () => {
 
-    const kinds = RESOURCE_KINDS;
+    const kinds = kindsOf(ROUTE_TABLES);
 
     it('infers the project and the resource from path parameters, and the role and permission from the method', () => {
         const read = compileRow(keyRoute('x.get', 'GET', '/apps/{appName}', 'apps:read', 'x'), kinds);
@@ -43,7 +43,8 @@ describe('route tables', () => {
         const withAuth = Hapi.server();
         await withAuth.register({ name: 'hostless-auth', register: (s) => {
             s.expose('strategy', 'x');
-            s.expose('kinds', RESOURCE_KINDS);
+            s.expose('kinds', () => kinds);
+            s.expose('register', () => { });
         } });
         expect(() => bindRoutes(withAuth, table, {})).to.throw('Route t.get of the t table has no handler');
         expect(() => bindRoutes(withAuth, table, { 't.get': { handler: () => null }, 't.other': { handler: () => null } })).to.throw('Handler t.other has no row in the t route table');

@@ -5,7 +5,7 @@ import * as Path from 'node:path';
 import * as Code from '@hapi/code';
 import * as Lab from '@hapi/lab';
 
-import { loadAppToken, loadConfig, loadMcpConfig } from '../../manifest/config';
+import { CLAUDE_REDIRECT_URIS, DEFAULT_ASSISTANT_REDIRECT_PREFIXES, loadAppToken, loadConfig, loadMcpConfig } from '../../manifest/config';
 
 const { describe, it } = exports.lab = Lab.script();
 const { expect } = Code;
@@ -29,6 +29,11 @@ describe('configuration', () => {
         expect(second.sessionSecret).to.equal(first.sessionSecret);
         expect(second.encryptionKey).to.equal(first.encryptionKey);
         expect(Fs.statSync(Path.join(dir, 'secrets.json')).mode & 0o777).to.equal(0o600);
+
+        const fresh = Path.join(tmp(), 'data');
+        loadConfig({ DATA_DIR: fresh });
+        expect(Fs.statSync(fresh).mode & 0o777, 'a data folder it creates').to.equal(0o700);
+        expect(Fs.statSync(Path.join(fresh, 'secrets.json')).mode & 0o777).to.equal(0o600);
     });
 
     it('stops a production boot without a secret, naming the variable', () => {
@@ -52,6 +57,43 @@ describe('configuration', () => {
         expect(config.publicUrl).to.equal('https://api.example.com');
         expect(config.apiBaseUrl).to.equal('https://api.example.com');
         expect(config.mcpPublicUrl).to.equal('http://localhost:4001');
+    });
+
+    it('reads the SMTP server and sender of notifications, with a sender on the public host by default', () => {
+        expect(loadConfig({ DATA_DIR: tmp(), PUBLIC_URL: 'https://api.example.com' }).notifications)
+            .to.equal({ smtpUrl: null, from: 'Hostless <no-reply@api.example.com>', retentionDays: 90 });
+        const env = { DATA_DIR: tmp(), SMTP_URL: 'smtps://u:p@smtp.example.com:465', SMTP_FROM: 'Ops <ops@example.com>', NOTIFICATION_RETENTION_DAYS: '30' };
+        expect(loadConfig(env).notifications).to.equal({ smtpUrl: 'smtps://u:p@smtp.example.com:465', from: 'Ops <ops@example.com>', retentionDays: 30 });
+        expect(loadConfig({ ...env, SMTP_FROM: 'ops@example.com' }).notifications.from).to.equal('ops@example.com');
+        expect(() => loadConfig({ ...env, SMTP_URL: 'https://smtp.example.com' })).to.throw(/^SMTP_URL is not valid: set it to an SMTP server URL/);
+        expect(() => loadConfig({ ...env, SMTP_FROM: 'Ops <not an address>' })).to.throw(/^SMTP_FROM is not valid: set it to an email address/);
+    });
+
+    describe('the OAuth server\'s clients', () => {
+
+        it('default to the assistant client, metadata documents, and no legacy client', () => {
+            const { oauth } = loadConfig({ DATA_DIR: tmp() });
+            expect(oauth.assistant).to.equal({ id: 'chatgpt', name: 'ChatGPT', redirectPrefixes: DEFAULT_ASSISTANT_REDIRECT_PREFIXES });
+            expect(oauth.legacy).to.be.null();
+            expect(oauth.metadataDocuments).to.be.true();
+        });
+
+        it('read the assistant\'s prefixes (empty turns it off), the legacy secret, and the metadata documents flag', () => {
+            const { oauth } = loadConfig({
+                DATA_DIR: tmp(), OAUTH_ASSISTANT_CLIENT_ID: 'helper', OAUTH_ASSISTANT_REDIRECT_PREFIXES: 'https://assistant.example/cb/, http://127.0.0.1/cb',
+                OAUTH_CLAUDE_CLIENT_SECRET: 's'.repeat(40), OAUTH_METADATA_DOCUMENTS: 'false'
+            });
+            expect(oauth.assistant).to.include({ id: 'helper', redirectPrefixes: ['https://assistant.example/cb/', 'http://127.0.0.1/cb'] });
+            expect(oauth.legacy).to.equal({ id: 'claude', name: 'Claude', secret: 's'.repeat(40), redirectUris: CLAUDE_REDIRECT_URIS });
+            expect(oauth.metadataDocuments).to.be.false();
+            expect(loadConfig({ DATA_DIR: tmp(), OAUTH_ASSISTANT_REDIRECT_PREFIXES: '' }).oauth.assistant).to.be.null();
+        });
+
+        it('stop the boot on a prefix that is not https or loopback, a short legacy secret, or an odd client id', () => {
+            expect(() => loadConfig({ DATA_DIR: tmp(), OAUTH_ASSISTANT_REDIRECT_PREFIXES: 'http://assistant.example/cb' })).to.throw(/^OAUTH_ASSISTANT_REDIRECT_PREFIXES is not valid: set it to a comma list of https URLs/);
+            expect(() => loadConfig({ DATA_DIR: tmp(), OAUTH_CLAUDE_CLIENT_SECRET: 'short' })).to.throw(/^OAUTH_CLAUDE_CLIENT_SECRET is not valid/);
+            expect(() => loadConfig({ DATA_DIR: tmp(), OAUTH_ASSISTANT_CLIENT_ID: 'https://x.example/doc' })).to.throw(/^OAUTH_ASSISTANT_CLIENT_ID is not valid/);
+        });
     });
 
     describe('the MCP server\'s settings', () => {

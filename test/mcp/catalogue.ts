@@ -182,7 +182,8 @@ describe('the apps tools switched on, against a fake REST API', () => {
                 seen.push(request.authorization);
                 return { status: 200, body: [], link: null };
             },
-            introspect: () => Promise.reject(new Error('not asked'))
+            introspect: () => Promise.reject(new Error('not asked')),
+            jwks: () => Promise.reject(new Error('not asked'))
         };
         const tool = platformToolsOn(all.filter((definition) => definition.name === 'apps_list'), api)[0]!;
         await tool.handler({}, { authorization: 'Bearer first' });

@@ -5,6 +5,7 @@ import * as Code from '@hapi/code';
 import * as Lab from '@hapi/lab';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
+import { stripComments } from '../../lib/docs/pages';
 import { call, connect, mcpInstance, text, toolNames, type McpInstance } from '../helpers/mcp';
 
 // The documentation tools on POST /mcp/docs, through the SDK's client: they serve exactly the pages of docs/, with
@@ -55,7 +56,7 @@ describe('the documentation tools', () => {
 
         it('returns a page\'s full markdown by path without extension', async () => {
             const result = await call(client, 'docs_get_page', { path: 'authentication' });
-            const source = Fs.readFileSync(Path.join(docs, 'authentication.md'), 'utf8');
+            const source = stripComments(Fs.readFileSync(Path.join(docs, 'authentication.md'), 'utf8'));     // notes for editors are left out
             expect(result.isError).to.not.be.true();
             expect(result.structuredContent).to.equal({ path: 'authentication', title: 'Authentication', url: `${DOCS_URL}/authentication`, text: source });
             expect(text(result)).to.equal(source);
@@ -86,8 +87,14 @@ describe('the documentation tools', () => {
             const [first] = result.structuredContent.results;
             expect(['authentication', 'getting-started']).to.include(first.path);
             expect(first.url).to.equal(`${DOCS_URL}/${first.path}`);
-            expect(first.snippet.toLowerCase()).to.include('revoke');
+            expect(first.snippet.toLowerCase()).to.match(/revok/);
             expect(first.snippet.length as number).to.be.at.most(246);
+        });
+
+        it('weighs titles and headings: "deploy app" finds the apps page by its Deployments section', async () => {
+            const [first] = (await call(client, 'docs_search', { query: 'deploy app' })).structuredContent.results;
+            expect(first.path).to.equal('apps');
+            expect(first.snippet as string).to.startWith('Deployments: ');
         });
 
         it('orders by relevance, not by file order: the scopes page leads for scope words', async () => {

@@ -3,7 +3,7 @@ import * as Lab from '@hapi/lab';
 
 import * as Http from 'node:http';
 
-import { loopbackHosts } from '../../lib/mcp/http';
+import { loopbackHosts, loopbackOrigins } from '../../lib/mcp/http';
 import { runCli } from '../../manifest/cli';
 import { mcpMountedTables } from '../../manifest/mcp';
 import { MCP_ROUTE_TABLES } from '../../manifest/routes/mcp';
@@ -16,9 +16,9 @@ const { describe, it, before, after } = exports.lab = Lab.script();
 const { expect } = Code;
 
 /** A request with a Host header of its own (fetch does not let a caller set one). */
-function withHost(base: string, method: 'GET' | 'POST', path: string, host: string, body?: unknown): Promise<{ status: number; body: string }> {
+function withHost(base: string, method: 'GET' | 'POST', path: string, host: string, body?: unknown, extra: Record<string, string> = {}): Promise<{ status: number; body: string }> {
     return new Promise((resolve, reject) => {
-        const headers: Record<string, string> = { host, accept: 'application/json, text/event-stream' };
+        const headers: Record<string, string> = { host, accept: 'application/json, text/event-stream', ...extra };
         if (body !== undefined) {
             headers['content-type'] = 'application/json';
         }
@@ -145,6 +145,34 @@ describe('the MCP server over HTTP', () => {
             expect(loopbackHosts('10.0.0.5', 'https://mcp.example.test')).to.be.null();
             expect(loopbackHosts('127.0.0.2', 'http://localhost:3001')).to.equal(['localhost', '127.0.0.1', '[::1]', '127.0.0.2']);
             expect(loopbackHosts('::1', 'https://mcp.example.test')).to.equal(['localhost', '127.0.0.1', '[::1]', 'mcp.example.test']);
+        });
+
+        it('takes the loopback origins of its own port on a loopback bind whose public URL says localhost, and no other', async () => {
+            const port = Number(instance.mcp.info.port);
+            for (const path of ['/mcp', '/mcp/docs']) {
+                for (const origin of [`http://127.0.0.1:${port}`, `http://[::1]:${port}`, `http://localhost:${port}`]) {
+                    const res = await post(`${instance.url}${path}`, INITIALIZE, { origin, ...(path === '/mcp' ? { authorization: key } : {}) });
+                    expect(res.status, `${path} ${origin}`).to.equal(200);
+                }
+
+                for (const origin of [`http://127.0.0.1:${port + 1}`, `https://127.0.0.1:${port}`, `http://127.0.0.2:${port}`, `http://evil.example:${port}`, `http://127.0.0.1:${port}/path`]) {
+                    const res = await post(`${instance.url}${path}`, INITIALIZE, { origin });
+                    expect(res.status, `${path} ${origin}`).to.equal(403);
+                }
+            }
+
+            const proxied = await mcpInstance({ mcpPublicUrl: 'https://mcp.example.test' });
+            try {
+                const res = await withHost(proxied.url, 'POST', '/mcp/docs', 'mcp.example.test', INITIALIZE, { origin: `http://127.0.0.1:${proxied.mcp.info.port}` });
+                expect(res.status, 'a public URL that is not localhost').to.equal(403);
+            }
+            finally {
+                await proxied.stop();
+            }
+
+            expect(loopbackOrigins('127.0.0.1', 'http://localhost:3001')).to.be.true();
+            expect(loopbackOrigins('0.0.0.0', 'http://localhost:3001')).to.be.false();
+            expect(loopbackOrigins('::1', 'https://mcp.example.test')).to.be.false();
         });
 
         it('allows every origin with *', async () => {
@@ -274,7 +302,7 @@ describe('the MCP server over HTTP', () => {
         it('refuses another content type with 415, a body over 4 MiB with 413 and an unsupported protocol version with 400', async () => {
             const plain = await fetch(`${instance.url}/mcp/docs`, { method: 'POST', headers: { 'content-type': 'text/plain', accept: 'application/json, text/event-stream' }, body: '{}' });
             expect(plain.status).to.equal(415);
-            expect((await plain.json() as any).error.message).to.equal('Unsupported Media Type');
+            expect((await plain.json() as any).error.message).to.equal('Unsupported Media Type: Content-Type must be application/json');
             const large = await post(`${instance.url}/mcp/docs`, `"${'a'.repeat(4 * 1024 * 1024)}"`);
             expect(large.status).to.equal(413);
             const version = await post(`${instance.url}/mcp/docs`, LIST_TOOLS, { 'mcp-protocol-version': '1999-01-01' });

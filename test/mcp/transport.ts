@@ -119,4 +119,23 @@ describe('the JSON-response transport', () => {
         await transport.handle({ accept: ACCEPT, contentType: JSON_TYPE }, request(1, 'ping'));
         await expect(transport.handle({ accept: ACCEPT, contentType: JSON_TYPE }, request(2, 'ping'))).to.reject('Stateless transport cannot be reused across requests. Create a new transport per request.');
     });
+
+    it('answers a tool that throws with a failure that does not repeat the error, and hands the error to the context\'s fault', async () => {
+        const faults: unknown[] = [];
+        const broken: Tool = {
+            name: 'broken', group: 'test', title: 'Broken', description: 'Throws.', inputSchema: z.strictObject({}), annotations: { readOnlyHint: true },
+            handler: async () => {
+                throw new RangeError('Maximum call stack size exceeded');
+            }
+        };
+        const transport = new JsonResponseTransport();
+        await buildServer(INFO, [broken], { authorization: null, fault: (err) => faults.push(err) }).connect(transport);
+        const answer = await transport.handle({ accept: ACCEPT, contentType: JSON_TYPE }, request(1, 'tools/call', { name: 'broken', arguments: {} }));
+        const result = (answer.body as { result: { isError: boolean; content: Array<{ text: string }> } }).result;
+        expect(result.isError).to.be.true();
+        expect(result.content[0]!.text).to.equal('broken failed on the server\'s side; please try again later.');
+        expect(JSON.stringify(answer.body)).to.not.contain('Maximum call stack');
+        expect(faults).to.have.length(1);
+        expect((faults[0] as Error).message).to.equal('Maximum call stack size exceeded');
+    });
 });

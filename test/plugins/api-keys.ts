@@ -56,12 +56,12 @@ describe('API keys', () => {
                 [{ name: '', scopes: ['apps:read'] }, '"name" is not allowed to be empty'],
                 [{ name: 'x'.repeat(129), scopes: ['apps:read'] }, '"name" length must be less than or equal to 128 characters long'],
                 [{ scopes: ['apps:read'] }, '"name" is required'],
-                [{ name: 'k', scopes: [] }, '"scopes" must contain at least 1 items'],
+                [{ name: 'k', scopes: [] }, '"scopes" must hold at least 1 item'],
                 [{ name: 'k' }, '"scopes" is required'],
                 [{ name: 'k', scopes: ['apps:read', 'apps:read'] }, '"scopes" must not contain duplicates'],
                 [{ name: 'k', scopes: ['apps:read', 'apps:fly', 'root'] }, '"scopes" contains unknown scope(s): apps:fly, root'],
                 [{ name: 'k', scopes: ['apps:read'], expiresAt: '2001-01-01T00:00:00.000Z' }, '"expiresAt" must be in the future'],
-                [{ name: 'k', scopes: ['apps:read'], expiresAt: 'tomorrow' }, '"expiresAt" must be in ISO 8601 date format'],
+                [{ name: 'k', scopes: ['apps:read'], expiresAt: 'tomorrow' }, '"expiresAt" must be a valid ISO 8601 date'],
                 [{ name: 'k', scopes: ['apps:read'], owner: 'me' }, '"owner" is not allowed']
             ];
             for (const [payload, message] of cases) {
@@ -71,6 +71,22 @@ describe('API keys', () => {
             }
 
             expect(await knex()('api_keys').where({ user_id: user.id })).to.have.length(0);
+        });
+
+        it('expands a <resource>:* shorthand at creation: the key holds, shows and lists the scopes it stands for', async () => {
+            const user = await register(instance.server);
+            const res = await call('POST', '/v1/users/me/api-keys', user.session, { name: 'ci', scopes: ['deployments:*', 'apps:*', 'logs:read', 'apps:read'] });
+            expect(res.statusCode).to.equal(201);
+            const expanded = ['apps:read', 'apps:write', 'apps:delete', 'deployments:read', 'deployments:write', 'logs:read'];
+            expect(res.result.apiKey.scopes).to.equal(expanded);
+            expect((await call('GET', '/v1/users/me/api-keys', user.session)).result[0].scopes).to.equal(expanded);
+            const introspected = await call('GET', '/v1/auth/introspect', res.result.token);
+            expect(introspected.result.scopes).to.equal(expanded);
+            expect((await call('DELETE', `/v1/apps/nothing-here`, res.result.token)).statusCode).to.equal(404);
+
+            const unknown = await call('POST', '/v1/users/me/api-keys', user.session, { name: 'k', scopes: ['rockets:*', '*', 'apps:read'] });
+            expect(unknown.statusCode).to.equal(400);
+            expect(unknown.result.message).to.equal('"scopes" contains unknown scope(s): rockets:*, *');
         });
 
         it('accepts the test-data scopes and an explicit null expiry', async () => {

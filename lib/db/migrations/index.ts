@@ -3,11 +3,17 @@ import type { Knex } from 'knex';
 import * as identity from './001-identity';
 import * as coreServices from './002-core-services';
 import * as apps from './003-apps';
+import * as runtimeResources from './004-runtime-resources';
+import * as notifications from './020-notifications';
+import * as oauth from './030-oauth';
 
 // Migrations in order, imported rather than scanned, so they load the same under lab (.ts), from dist (.js) and
 // inside a host application that embeds the plugins.
 export const MIGRATIONS: ReadonlyArray<{ name: string; up: (knex: Knex) => Promise<void>; down: (knex: Knex) => Promise<void> }> = [
     { name: '001-identity', ...identity },
     { name: '002-core-services', ...coreServices },
-    { name: '003-apps', ...apps }
+    { name: '003-apps', ...apps },
+    { name: '004-runtime-resources', ...runtimeResources },
+    { name: '020-notifications', ...notifications },
+    { name: '030-oauth', ...oauth }
 ];

@@ -12,7 +12,7 @@ export function authRoutes(services: Services): RouteHandlers {
     return {
         'auth.register': {
             validate: {
-                payload: Joi.object({ email: fields.email().required(), password: password().required(), name: Joi.string().trim().min(1).max(128) })
+                payload: Joi.object({ email: fields.email().required(), password: password().required(), name: fields.text(128) })
             },
             handler: async (request, h) => {
                 const { user, ...session } = await services.accounts.register(request.payload as { email: string; password: string; name?: string }, origin(request));

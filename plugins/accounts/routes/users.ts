@@ -2,6 +2,7 @@ import Joi from 'joi';
 
 import { access, origin } from '../../../lib/access';
 import type { RouteHandlers } from '../../../lib/route-table';
+import { fields } from '../../../lib/validation';
 import { publicSshKey, publicUser } from '../serializers';
 import type { Services } from '../services';
 import { password } from './auth';
@@ -14,7 +15,7 @@ export function userRoutes(services: Services): RouteHandlers {
         'users.me.patch': {
             validate: {
                 payload: Joi.object({
-                    name: Joi.string().trim().min(1).max(128),
+                    name: fields.text(128),
                     password: password(),
                     currentPassword: Joi.string().max(256)
                 }).with('password', 'currentPassword').min(1)
@@ -29,7 +30,7 @@ export function userRoutes(services: Services): RouteHandlers {
         },
         'sshKeys.create': {
             validate: {
-                payload: Joi.object({ name: Joi.string().trim().min(1).max(128), publicKey: Joi.string().max(16_384).required() })
+                payload: Joi.object({ name: fields.text(128), publicKey: Joi.string().max(16_384).required() })
             },
             handler: async (request, h) => {
                 const key = await services.sshKeys.add(access(request).user.id, request.payload as { name?: string; publicKey: string });

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 
+import type { Outbox } from '../../../lib/notifications/outbox';
 import type { SessionSigner } from '../../../lib/session-token';
 import { AccountsService, type AccountsSettings } from './accounts';
 import { SessionService } from './sessions';
@@ -12,7 +13,7 @@ export interface Services {
     sshKeys: SshKeysService;
 }
 
-export function createServices(knex: Knex, signer: SessionSigner, settings: AccountsSettings): Services {
-    const sessions = new SessionService(knex, signer);
+export function createServices(knex: Knex, signer: SessionSigner, outbox: Outbox, settings: AccountsSettings): Services {
+    const sessions = new SessionService(knex, signer, outbox);
     return { knex, sessions, accounts: new AccountsService(knex, sessions, settings), sshKeys: new SshKeysService(knex) };
 }

@@ -5,6 +5,7 @@ import { randomBase62 } from '../../../lib/base62';
 import { sha256Hex } from '../../../lib/crypto';
 import { newId } from '../../../lib/ids';
 import { User } from '../../../lib/models/user';
+import type { Outbox } from '../../../lib/notifications/outbox';
 import { ACCESS_TOKEN_TTL_SECONDS, type SessionSigner } from '../../../lib/session-token';
 import { recordSecurityEvent, type RequestOrigin } from '../../../lib/security-events';
 import { isoIn, nowIso } from '../../../lib/time';
@@ -22,9 +23,13 @@ export interface SessionPair {
 }
 
 export class SessionService {
-    constructor(private readonly knex: Knex, private readonly signer: SessionSigner) { }
+    constructor(private readonly knex: Knex, private readonly signer: SessionSigner, private readonly outbox: Outbox) { }
 
     async open(trx: Knex.Transaction, userId: string, origin: RequestOrigin, method: 'password' | 'register'): Promise<SessionPair> {
+        if (method === 'password' && origin.ip && !await this.signedInFrom(trx, userId, origin.ip)) {
+            await this.outbox.send(trx, { type: 'security.sign_in_new_address', userId, data: { ip: origin.ip, signedInAt: nowIso() } });
+        }
+
         const session = await Session.query(trx).insertAndFetch({
             id: newId('ses'), userId, createdAt: nowIso(), expiresAt: isoIn(SESSION_TTL_MS), revokedAt: null, revokedReason: null
         });
@@ -78,6 +83,11 @@ export class SessionService {
         for (const session of live) {
             await this.revoke(trx, session.id, reason, origin);
         }
+    }
+
+    /** Whether the trail (within its retention) holds a sign-in of the user from this address. */
+    private async signedInFrom(trx: Knex.Transaction, userId: string, ip: string): Promise<boolean> {
+        return Boolean(await trx('security_events').where({ user_id: userId, type: 'session.signed_in', ip }).first('seq'));
     }
 
     private async pair(trx: Knex.Transaction, session: Session): Promise<SessionPair> {

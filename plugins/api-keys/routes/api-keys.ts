@@ -4,15 +4,16 @@ import { access, origin } from '../../../lib/access';
 import { listQuery } from '../../../lib/pagination';
 import { respondWithPage } from '../../../lib/list-response';
 import type { RouteHandlers } from '../../../lib/route-table';
-import { isScope, type Scope } from '../../../lib/scopes';
+import { expandScopes, type Scope } from '../../../lib/scopes';
 import { fields } from '../../../lib/validation';
 import type { ApiKeysService } from '../services/api-keys';
 import { publicApiKey } from '../serializer';
 
+// Scopes as the caller writes them, `<resource>:*` shorthands included; the key holds them expanded.
 const scopes = Joi.array().items(Joi.string().max(64)).min(1).max(64).unique()
     .custom((value: string[], helpers) => {
-        const unknown = value.filter((scope) => !isScope(scope));
-        return unknown.length ? helpers.message({ custom: `"scopes" contains unknown scope(s): ${unknown.join(', ')}` }) : value;
+        const { scopes: expanded, unknown } = expandScopes(value);
+        return unknown.length ? helpers.message({ custom: `"scopes" contains unknown scope(s): ${unknown.join(', ')}` }) : expanded;
     })
     .messages({ 'array.unique': '"scopes" must not contain duplicates' });
 
@@ -21,9 +22,9 @@ export function apiKeyRoutes(service: ApiKeysService): RouteHandlers {
         'apiKeys.create': {
             validate: {
                 payload: Joi.object({
-                    name: Joi.string().min(1).max(128).required(),
+                    name: fields.text(128).required(),
                     scopes: scopes.required(),
-                    expiresAt: Joi.date().iso().greater('now').allow(null).messages({ 'date.greater': '"expiresAt" must be in the future' })
+                    expiresAt: fields.dateTime().greater('now').allow(null).messages({ 'date.greater': '"expiresAt" must be in the future' })
                 })
             },
             handler: async (request, h) => {

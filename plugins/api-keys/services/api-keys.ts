@@ -4,7 +4,9 @@ import type { Knex } from 'knex';
 import { generateApiKey, publicPrefix } from '../../../lib/api-key-token';
 import { sha256Hex } from '../../../lib/crypto';
 import { newId } from '../../../lib/ids';
-import { pageQuery, toPage, type Page } from '../../../lib/pagination';
+import type { Lists, PageRequest } from '../../../lib/lists';
+import type { Outbox } from '../../../lib/notifications/outbox';
+import type { Page } from '../../../lib/pagination';
 import type { Scope } from '../../../lib/scopes';
 import { recordSecurityEvent, type RequestOrigin } from '../../../lib/security-events';
 import { nowIso, toIso } from '../../../lib/time';
@@ -13,7 +15,7 @@ import { ApiKey } from '../models/api-key';
 export const MAX_ACTIVE_KEYS = 100;
 
 export class ApiKeysService {
-    constructor(private readonly knex: Knex) { }
+    constructor(private readonly knex: Knex, private readonly lists: Lists, private readonly outbox: Outbox) { }
 
     async create(userId: string, input: { name: string; scopes: Scope[]; expiresAt?: Date | null }, origin: RequestOrigin): Promise<{ token: string; apiKey: ApiKey }> {
         const { token, prefix, secret } = generateApiKey();
@@ -35,9 +37,11 @@ export class ApiKeysService {
                 revokedAt: null,
                 createdAt: nowIso()
             });
-            await recordSecurityEvent(trx, {
-                type: 'api_key.created', userId, actor: userId, credentialId: key.id, ip: origin.ip,
-                data: { name: key.name, prefix: publicPrefix(key.prefix), scopes: key.scopes, expiresAt: key.expiresAt }
+            const described = { name: key.name, prefix: publicPrefix(key.prefix), scopes: key.scopes };
+            await recordSecurityEvent(trx, { type: 'api_key.created', userId, actor: userId, credentialId: key.id, ip: origin.ip, data: { ...described, expiresAt: key.expiresAt } });
+            await this.outbox.send(trx, {
+                type: 'security.api_key_created', userId,
+                data: { ...described, expiresAt: key.expiresAt ?? 'never', createdAt: key.createdAt, ip: origin.ip ?? 'an unknown address' }
             });
             return key;
         });
@@ -46,9 +50,8 @@ export class ApiKeysService {
     }
 
     /** Live and expired keys, newest first; revoked keys vanish from the list. */
-    async list(userId: string, page: { limit: number; cursor?: string }): Promise<Page<ApiKey>> {
-        const rows = await pageQuery(ApiKey.query(this.knex).where({ user_id: userId }).whereNull('revoked_at'), page);
-        return toPage(rows, page.limit);
+    async list(userId: string, page: PageRequest): Promise<Page<ApiKey>> {
+        return this.lists.page({ table: 'api_keys', scope: { user_id: userId }, where: 'revoked_at IS NULL', load: (row) => ApiKey.fromDatabaseJson(row) }, page);
     }
 
     /** Unknown, foreign and already revoked keys are all 404: one atomic update decides. */

@@ -1,5 +1,8 @@
 import { BaseModel } from '../../../lib/db/model';
 
+/** `recorded`: the runtime driver ran nothing (records), so there is no exit code to report. */
+export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'recorded';
+
 export class AppCronJob extends BaseModel {
     static override tableName = 'app_cron_jobs';
 
@@ -23,7 +26,7 @@ export class AppCronRun extends BaseModel {
     cronJobId!: string;
     appId!: string;
     projectId!: string;
-    status!: 'queued' | 'running' | 'succeeded' | 'failed';
+    status!: RunStatus;
     trigger!: 'schedule' | 'manual';
     driver!: string;
     exitCode!: number | null;

@@ -14,17 +14,3 @@ export class ServiceFileVersion extends BaseModel {
     committedAt!: string | null;
     createdAt!: string;
 }
-
-/** A project's connection to a Git host; the token is sealed. The connect flow comes with the Git family. */
-export class GitConnection extends BaseModel {
-    static override tableName = 'git_connections';
-
-    id!: string;
-    projectId!: string;
-    provider!: 'github' | 'gitlab' | 'bitbucket';
-    accountLogin!: string;
-    token!: string;
-    createdBy!: string | null;
-    createdAt!: string;
-    updatedAt!: string;
-}

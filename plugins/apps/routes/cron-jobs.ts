@@ -1,88 +1,82 @@
 import Joi from 'joi';
 
-import { resolvedId } from '../../../lib/access';
 import { scheduleError } from '../../../lib/cron';
 import { respondWithPage } from '../../../lib/list-response';
-import type { RouteHandlers } from '../../../lib/route-table';
-import type { AppsServices } from '../services';
-import { list, logQuery, params, processCommand, processName } from '../schemas';
-import { publicCronJob, publicRun } from '../serializers';
+import { listQuery } from '../../../lib/pagination';
+import { commandField } from '../../../lib/resources/fields';
+import type { RuntimeFamily } from '../../../lib/resources/family';
+import { logQuery } from '../../../lib/resources/logs';
+import { route, type RouteHandlers } from '../../../lib/route-table';
+import { fields } from '../../../lib/validation';
+import type { App } from '../models/app';
+import type { AppCronJob, AppCronRun } from '../models/cron-job';
+import type { CronJobInput, CronJobPatch, CronJobsService } from '../services/cron-jobs';
+import { APP, CRON_JOB, CRON_RUN, params } from './params';
 
 const schedule = () => Joi.string().trim().max(120).custom((value: string, helpers) => {
     const problem = scheduleError(value);
     return problem ? helpers.message({ custom: `"schedule" ${problem}` }) : value;
 });
 
-type RequestOf = Parameters<RouteHandlers[string]['handler']>[0];
+function publicCronJob(app: App, job: AppCronJob) {
+    return {
+        id: job.id, appName: app.name, projectId: job.projectId, name: job.name, schedule: job.schedule, command: job.command, status: job.status,
+        nextRunAt: job.nextRunAt, lastRunAt: job.lastRunAt, createdAt: job.createdAt, updatedAt: job.updatedAt
+    };
+}
+
+function publicRun(run: AppCronRun) {
+    return {
+        id: run.id, cronJobId: run.cronJobId, status: run.status, trigger: run.trigger, driver: run.driver, exitCode: run.exitCode,
+        scheduledFor: run.scheduledFor, startedAt: run.startedAt, finishedAt: run.finishedAt, createdAt: run.createdAt
+    };
+}
 
 // Cron jobs of an app, their runs and the runs' logs.
-export function cronJobRoutes(services: AppsServices): RouteHandlers {
-    const { apps, cronJobs } = services;
-    const appOf = (request: RequestOf) => apps.get(resolvedId(request, 'app'));
-    const jobOf = async (request: RequestOf) => {
-        const app = await appOf(request);
-        return { app, job: await cronJobs.get(app, resolvedId(request, 'app-cron-job')) };
-    };
-
+export function cronJobRoutes(family: RuntimeFamily<App>, cronJobs: CronJobsService): RouteHandlers {
     return {
-        'apps.cronJobs.list': {
-            validate: { params: params.app },
+        'apps.cronJobs.list': route({
+            params: params.app,
             handler: async (request) => {
-                const app = await appOf(request);
+                const app = APP.of(request);
                 return (await cronJobs.list(app)).map((job) => publicCronJob(app, job));
             }
-        },
-        'apps.cronJobs.get': {
-            validate: { params: params.cronJob },
-            handler: async (request) => {
-                const { app, job } = await jobOf(request);
-                return publicCronJob(app, job);
-            }
-        },
-        'apps.cronJobs.create': {
-            validate: { params: params.app, payload: Joi.object({ name: processName().required(), schedule: schedule().required(), command: processCommand().required() }) },
+        }),
+        'apps.cronJobs.get': route({ params: params.cronJob, handler: (request) => publicCronJob(APP.of(request), CRON_JOB.of(request)) }),
+        'apps.cronJobs.create': route({
+            params: params.app,
+            payload: Joi.object<CronJobInput, true>({ name: fields.name().required(), schedule: schedule().required(), command: commandField().required() }),
             handler: async (request, h) => {
-                const app = await appOf(request);
-                return h.response(publicCronJob(app, await cronJobs.create(app, request.payload as { name: string; schedule: string; command: string }))).code(201);
+                const app = APP.of(request);
+                return h.response(publicCronJob(app, await cronJobs.create(app, request.payload))).code(201);
             }
-        },
-        'apps.cronJobs.patch': {
-            validate: { params: params.cronJob, payload: Joi.object({ schedule: schedule(), command: processCommand(), status: Joi.string().valid('active', 'paused') }).min(1) },
-            handler: async (request) => {
-                const app = await appOf(request);
-                return publicCronJob(app, await cronJobs.update(app, resolvedId(request, 'app-cron-job'), request.payload as { schedule?: string }));
-            }
-        },
-        'apps.cronJobs.delete': {
-            validate: { params: params.cronJob },
+        }),
+        'apps.cronJobs.patch': route({
+            params: params.cronJob,
+            payload: Joi.object<CronJobPatch, true>({ schedule: schedule(), command: commandField(), status: Joi.string().valid('active', 'paused') }).min(1),
+            handler: async (request) => publicCronJob(APP.of(request), await cronJobs.update(CRON_JOB.of(request), request.payload))
+        }),
+        'apps.cronJobs.delete': route({
+            params: params.cronJob,
             handler: async (request, h) => {
-                await cronJobs.remove(await appOf(request), resolvedId(request, 'app-cron-job'));
+                await cronJobs.remove(CRON_JOB.of(request));
                 return h.response().code(204);
             }
-        },
-        'apps.cronJobs.runNow': {
-            validate: { params: params.cronJob },
-            handler: async (request, h) => {
-                const app = await appOf(request);
-                return h.response(publicRun(await cronJobs.runNow(app, resolvedId(request, 'app-cron-job')))).code(201);
-            }
-        },
-        'apps.cronJobs.runs': {
-            validate: { params: params.cronJob, query: list },
-            handler: async (request, h) => respondWithPage(request, h, await cronJobs.runs((await jobOf(request)).job, request.query as { limit: number }), publicRun)
-        },
-        'apps.cronJobs.run': {
-            validate: { params: params.cronRun },
-            handler: async (request) => publicRun(await cronJobs.getRun((await jobOf(request)).job, resolvedId(request, 'cron-run')))
-        },
-        'apps.cronJobs.runLogs': {
-            validate: { params: params.cronRun, query: logQuery },
-            handler: async (request) => {
-                const { app, job } = await jobOf(request);
-                const run = await cronJobs.getRun(job, resolvedId(request, 'cron-run'));
-                const query = request.query as { q?: string; limit: number };
-                return services.context.logs.query({ resourceId: app.id, runId: run.id, limit: query.limit, order: 'oldest', ...(query.q ? { q: query.q } : {}) });
-            }
-        }
+        }),
+        'apps.cronJobs.runNow': route({
+            params: params.cronJob,
+            handler: async (request, h) => h.response(publicRun(await cronJobs.runNow(CRON_JOB.of(request)))).code(201)
+        }),
+        'apps.cronJobs.runs': route({
+            params: params.cronJob,
+            query: Joi.object<{ limit: number; cursor?: string }, true>(listQuery),
+            handler: async (request, h) => respondWithPage(request, h, await cronJobs.runs(CRON_JOB.of(request), request.query), publicRun)
+        }),
+        'apps.cronJobs.run': route({ params: params.cronRun, handler: (request) => publicRun(CRON_RUN.of(request)) }),
+        'apps.cronJobs.runLogs': route({
+            params: params.cronRun,
+            query: logQuery,
+            handler: (request) => family.services.logs.query({ resourceId: APP.of(request).id, runId: CRON_RUN.of(request).id, order: 'oldest' }, request.query)
+        })
     };
 }

@@ -1,51 +1,52 @@
 import Joi from 'joi';
 
-import { resolvedId } from '../../../lib/access';
-import type { RouteHandlers } from '../../../lib/route-table';
-import type { AppsServices } from '../services';
-import { instanceCount, params, processCommand, processName } from '../schemas';
-import { publicProcess } from '../serializers';
+import { commandField, settings } from '../../../lib/resources/fields';
+import { route, type RouteHandlers } from '../../../lib/route-table';
+import { fields } from '../../../lib/validation';
+import type { App, AppProcess } from '../models/app';
+import type { ProcessesService } from '../services/processes';
+import { APP, params, PROCESS } from './params';
+
+interface ProcessInput {
+    name: string;
+    command: string;
+    instances?: number;
+}
+
+function publicProcess(app: App, process: AppProcess) {
+    return { id: process.id, appName: app.name, projectId: process.projectId, name: process.name, command: process.command, instances: process.instances, createdAt: process.createdAt, updatedAt: process.updatedAt };
+}
 
 // Worker processes of an app.
-export function processRoutes(services: AppsServices): RouteHandlers {
-    const { apps, processes } = services;
-    const appOf = (request: Parameters<RouteHandlers[string]['handler']>[0]) => apps.get(resolvedId(request, 'app'));
-
+export function processRoutes(processes: ProcessesService): RouteHandlers {
     return {
-        'apps.processes.list': {
-            validate: { params: params.app },
+        'apps.processes.list': route({
+            params: params.app,
             handler: async (request) => {
-                const app = await appOf(request);
+                const app = APP.of(request);
                 return (await processes.list(app)).map((process) => publicProcess(app, process));
             }
-        },
-        'apps.processes.get': {
-            validate: { params: params.process },
-            handler: async (request) => {
-                const app = await appOf(request);
-                return publicProcess(app, await processes.get(app, resolvedId(request, 'worker-process')));
-            }
-        },
-        'apps.processes.create': {
-            validate: { params: params.app, payload: Joi.object({ name: processName().required(), command: processCommand().required(), instances: instanceCount }) },
+        }),
+        'apps.processes.get': route({ params: params.process, handler: (request) => publicProcess(APP.of(request), PROCESS.of(request)) }),
+        'apps.processes.create': route({
+            params: params.app,
+            payload: Joi.object<ProcessInput, true>({ name: fields.name().required(), command: commandField().required(), instances: settings.instances }),
             handler: async (request, h) => {
-                const app = await appOf(request);
-                return h.response(publicProcess(app, await processes.create(app, request.payload as { name: string; command: string; instances?: number }))).code(201);
+                const app = APP.of(request);
+                return h.response(publicProcess(app, await processes.create(app, request.payload))).code(201);
             }
-        },
-        'apps.processes.patch': {
-            validate: { params: params.process, payload: Joi.object({ command: processCommand(), instances: instanceCount }).min(1) },
-            handler: async (request) => {
-                const app = await appOf(request);
-                return publicProcess(app, await processes.update(app, resolvedId(request, 'worker-process'), request.payload as { command?: string; instances?: number }));
-            }
-        },
-        'apps.processes.delete': {
-            validate: { params: params.process },
+        }),
+        'apps.processes.patch': route({
+            params: params.process,
+            payload: Joi.object<Omit<Partial<ProcessInput>, 'name'>, true>({ command: commandField(), instances: settings.instances }).min(1),
+            handler: async (request) => publicProcess(APP.of(request), await processes.update(APP.of(request), PROCESS.of(request), request.payload))
+        }),
+        'apps.processes.delete': route({
+            params: params.process,
             handler: async (request, h) => {
-                await processes.remove(await appOf(request), resolvedId(request, 'worker-process'));
+                await processes.remove(PROCESS.of(request));
                 return h.response().code(204);
             }
-        }
+        })
     };
 }

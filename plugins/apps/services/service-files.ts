@@ -5,11 +5,12 @@ import { estimateCosts } from '../../../lib/service-file/costs';
 import { parseServiceFile, renderServiceFile, ServiceFileError, type ServiceFileFormat } from '../../../lib/service-file/parse';
 import type { ServiceFile } from '../../../lib/service-file/schema';
 import { nowIso } from '../../../lib/time';
-import { AppDomain, AppEnvVar, AppProcess, type App } from '../models/app';
+import { throughProvider } from '../../../lib/git/access';
+import type { RuntimeFamily } from '../../../lib/resources/family';
+import type { PriceList } from '../../../lib/plans';
+import { AppProcess, type App } from '../models/app';
 import { AppCronJob } from '../models/cron-job';
 import { ServiceFileVersion } from '../models/service-file';
-import type { AppsContext } from './context';
-import { providerFailure } from './git';
 
 // Service files: the app and its companions as a declarative document. generate writes one from the current
 // configuration; update validates and stores a new version; commit writes the latest version to the app's
@@ -17,15 +18,20 @@ import { providerFailure } from './git';
 export const DEFAULT_PATH = 'hostless.yaml';
 
 export class ServiceFilesService {
-    constructor(private readonly context: AppsContext) { }
+    constructor(private readonly family: RuntimeFamily<App>, private readonly prices: PriceList) { }
+
+    private get knex() {
+        return this.family.services.knex;
+    }
 
     async generate(app: App): Promise<ServiceFile> {
-        const db = this.context.knex;
+        const db = this.knex;
+        const ref = this.family.refOf(app);
         const [env, processes, cronJobs, domains] = await Promise.all([
-            AppEnvVar.query(db).where({ app_id: app.id }).orderBy('name'),
+            this.family.services.envVars.read(ref, false),
             AppProcess.query(db).where({ app_id: app.id }).orderBy('name'),
             AppCronJob.query(db).where({ app_id: app.id }).orderBy('name'),
-            AppDomain.query(db).where({ app_id: app.id }).orderBy('hostname')
+            this.family.services.domains.list(ref)
         ]);
         return {
             version: 1,
@@ -39,7 +45,7 @@ export class ServiceFilesService {
                 ...(app.repoProvider ? { repository: { provider: app.repoProvider, repo: app.repoName!, branch: app.repoBranch! } } : {}),
                 autoDeploy: !!app.autoDeploy,
                 ...(env.length ? { env: env.map((row) => row.name) } : {}),
-                ...(domains.length ? { domains: domains.map((row) => row.hostname) } : {})
+                ...(domains.length ? { domains: domains.map((row) => row.domain).sort() } : {})
             },
             ...(processes.length ? { workers: processes.map((row) => ({ name: row.name, command: row.command, instances: row.instances })) } : {}),
             ...(cronJobs.length ? { cronJobs: cronJobs.map((row) => ({ name: row.name, schedule: row.schedule, command: row.command })) } : {})
@@ -57,20 +63,18 @@ export class ServiceFilesService {
     }
 
     async latest(app: App): Promise<ServiceFileVersion | undefined> {
-        return ServiceFileVersion.query(this.context.knex).where({ app_id: app.id }).orderBy('version', 'desc').first();
+        return ServiceFileVersion.query(this.knex).where({ app_id: app.id }).orderBy('version', 'desc').first();
     }
 
     /** Writes the latest version (a freshly generated one when there is none) to the app's repository in a commit. */
     async commit(app: App, input: { path?: string; message?: string }, userId: string): Promise<ServiceFileVersion> {
-        const repository = await this.context.git.forApp(app);
+        const repository = await this.family.services.git.repositoryOf(app, 'app', `/v1/apps/${app.name}`);
         const version = await this.latest(app) ?? await this.store(app, renderServiceFile(await this.generate(app), 'yaml'), 'yaml', userId);
         const path = input.path ?? (version.format === 'json' ? 'hostless.json' : DEFAULT_PATH);
-        const result = await repository.provider.writeFile({
+        const result = await throughProvider(() => repository.provider.writeFile({
             repo: repository.repo, branch: repository.branch, path, content: version.content, message: input.message ?? `Update ${path} (version ${version.version})`
-        }).catch((err) => {
-            throw providerFailure(err);
-        });
-        return ServiceFileVersion.query(this.context.knex).patchAndFetchById(version.id, { committedSha: result.commitSha, committedAt: nowIso() });
+        }));
+        return ServiceFileVersion.query(this.knex).patchAndFetchById(version.id, { committedSha: result.commitSha, committedAt: nowIso() });
     }
 
     /** The monthly cost of a posted file, or of the app's latest version, or of its current configuration. */
@@ -81,11 +85,11 @@ export class ServiceFilesService {
             throw Boom.badRequest('"content" is required');
         }
 
-        return estimateCosts(file, this.context.prices);
+        return estimateCosts(file, this.prices);
     }
 
     private async store(app: App, content: string, format: ServiceFileFormat, userId: string): Promise<ServiceFileVersion> {
-        return this.context.knex.transaction(async (trx) => {
+        return this.knex.transaction(async (trx) => {
             const [last] = await trx('service_files').where({ app_id: app.id }).max({ version: 'version' });
             return ServiceFileVersion.query(trx).insertAndFetch({
                 id: newId('sfv'), appId: app.id, projectId: app.projectId, version: Number(last?.version ?? 0) + 1, format, content,

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 
 import type { RouteHandlers } from '../../../lib/route-table';
-import { formSchema, localPath, text } from '../forms';
+import { formSchema, localPath, nextField, text } from '../forms';
 import { apiError } from '../api';
 import { page, type Page, type PageDeps } from '../page';
 
@@ -34,7 +34,7 @@ export function accountRoutes(deps: PageDeps): RouteHandlers {
             handler: page(deps, async (p) => p.h.redirect(p.session.signedIn ? '/dashboard/projects' : '/dashboard/sign-in'))
         },
         'dashboard.signIn': {
-            validate: { query: Joi.object({ next: text(512), reason: Joi.string().valid(...Object.keys(reasons)) }) },
+            validate: { query: Joi.object({ next: nextField(), reason: Joi.string().valid(...Object.keys(reasons)) }) },
             handler: page(deps, async (p) => {
                 const { next, reason } = p.request.query as { next?: string; reason?: string };
                 if (p.session.signedIn) {
@@ -45,7 +45,7 @@ export function accountRoutes(deps: PageDeps): RouteHandlers {
             })
         },
         'dashboard.signIn.submit': {
-            validate: { payload: formSchema({ email: text(254), password: text(256), next: text(512) }) },
+            validate: { payload: formSchema({ email: text(254), password: text(256), next: nextField() }) },
             handler: page(deps, async (p) => {
                 const { email, password, next } = p.request.payload as Credentials & { next?: string };
                 const answer = await p.api.anonymous('POST', '/v1/auth/login', { email, password });

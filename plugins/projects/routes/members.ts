@@ -27,8 +27,8 @@ export function memberRoutes(service: MembersService): RouteHandlers {
                 payload: Joi.object({ email: fields.email().required(), role: role().required() })
             },
             handler: async (request, h) => {
-                const { project } = access(request);
-                const member = await service.add(project!.id, project!.role!, request.payload as { email: string; role: Role });
+                const { project, user } = access(request);
+                const member = await service.add(project!.id, { id: user.id, role: project!.role!, email: user.email }, request.payload as { email: string; role: Role });
                 return h.response(publicMember(member)).code(201);
             }
         },

@@ -4,11 +4,14 @@ import { access } from '../../../lib/access';
 import { respondWithPage } from '../../../lib/list-response';
 import { listQuery } from '../../../lib/pagination';
 import type { RouteHandlers } from '../../../lib/route-table';
+import type { Project } from '../../../lib/models/project';
+import { kindRef } from '../../../lib/resources/kinds';
 import { fields } from '../../../lib/validation';
 import { publicProject } from '../serializers';
 import type { ProjectsService } from '../services/projects';
 
-const projectName = () => Joi.string().trim().min(1).max(64);
+const PROJECT = kindRef<Project>('project');
+
 const projectParams = Joi.object({ projectId: fields.projectId().required() });
 
 export function projectRoutes(service: ProjectsService): RouteHandlers {
@@ -16,7 +19,7 @@ export function projectRoutes(service: ProjectsService): RouteHandlers {
         'projects.list': {
             validate: { query: Joi.object({ ...listQuery, projectId: fields.projectId() }) },
             handler: async (request, h) => {
-                const page = await service.list(access(request).user.id, request.query as { limit: number; cursor?: string; projectId?: string });
+                const page = await service.list(access(request).user.id, { ...request.query as { limit: number; cursor?: string; projectId?: string }, pinnedProjects: access(request).pinnedProjects });
                 return respondWithPage(request, h, page, (project) => publicProject(project, project.role));
             }
         },
@@ -24,18 +27,18 @@ export function projectRoutes(service: ProjectsService): RouteHandlers {
             validate: { params: projectParams },
             handler: async (request) => {
                 const { project } = access(request);
-                return publicProject(await service.get(project!.id), project!.role);
+                return publicProject(PROJECT.of(request), project!.role);
             }
         },
         'projects.create': {
-            validate: { payload: Joi.object({ name: projectName().required() }) },
+            validate: { payload: Joi.object({ name: fields.projectName().required() }) },
             handler: async (request, h) => {
                 const project = await service.create(access(request).user.id, (request.payload as { name: string }).name);
                 return h.response(publicProject(project, 'owner')).code(201);
             }
         },
         'projects.patch': {
-            validate: { params: projectParams, payload: Joi.object({ name: projectName().required() }) },
+            validate: { params: projectParams, payload: Joi.object({ name: fields.projectName().required() }) },
             handler: async (request) => {
                 const { project } = access(request);
                 return publicProject(await service.rename(project!.id, (request.payload as { name: string }).name), project!.role);

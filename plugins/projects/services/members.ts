@@ -2,9 +2,12 @@ import * as Boom from '@hapi/boom';
 import type { Knex } from 'knex';
 
 import { isUniqueViolation } from '../../../lib/db/errors';
-import { Membership } from '../../../lib/models/project';
+import type { Outbox } from '../../../lib/notifications/outbox';
+import { Membership, Project } from '../../../lib/models/project';
 import { normalizeEmail, User } from '../../../lib/models/user';
-import { pageQuery, toPage, type Page } from '../../../lib/pagination';
+import type { Lists, PageRequest } from '../../../lib/lists';
+import { Collaborators } from '../../../lib/resources/collaborators';
+import type { Page } from '../../../lib/pagination';
 import type { Role } from '../../../lib/roles';
 import { nowIso } from '../../../lib/time';
 import type { MemberRow } from '../serializers';
@@ -12,15 +15,25 @@ import type { MemberRow } from '../serializers';
 // Members and roles. Admins manage developers and viewers; only owners grant, change or remove the owner role;
 // a project always keeps one owner.
 export class MembersService {
-    constructor(private readonly knex: Knex) { }
+    constructor(private readonly knex: Knex, private readonly lists: Lists, private readonly outbox: Outbox) { }
 
-    async list(projectId: string, page: { limit: number; cursor?: string }): Promise<Page<MemberRow>> {
-        const rows = await pageQuery(this.members(this.knex).where('m.project_id', projectId), page, { createdAt: 'm.created_at', id: 'm.user_id' });
-        return toPage(rows.map((row: MemberRow) => ({ ...row, id: row.userId })), page.limit);
+    async list(projectId: string, page: PageRequest): Promise<Page<MemberRow>> {
+        return this.lists.page({
+            table: 'memberships m JOIN users u ON u.id = m.user_id',
+            select: 'm.project_id, m.user_id, u.email, u.name, m.role, m.created_at, m.updated_at',
+            scope: { 'm.project_id': projectId },
+            key: { createdAt: 'm.created_at', id: 'm.user_id' },
+            load: (row) => ({
+                projectId: row.project_id as string, userId: row.user_id as string, email: row.email as string, name: row.name as string,
+                role: row.role as Role, createdAt: row.created_at as string, updatedAt: row.updated_at as string
+            })
+        }, page);
     }
 
-    async add(projectId: string, callerRole: Role, input: { email: string; role: Role }): Promise<MemberRow> {
-        if (input.role === 'owner' && callerRole !== 'owner') {
+    /** Adds a member and tells them, in one transaction; any collaborator grants they held in the project end (their
+     * role governs them from now on). */
+    async add(projectId: string, caller: { id: string; role: Role; email: string }, input: { email: string; role: Role }): Promise<MemberRow> {
+        if (input.role === 'owner' && caller.role !== 'owner') {
             throw Boom.forbidden('Only owners can grant the owner role');
         }
 
@@ -29,19 +42,24 @@ export class MembersService {
             throw Boom.notFound('No account with that email address');
         }
 
-        const now = nowIso();
-        try {
-            await Membership.query(this.knex).insert({ projectId, userId: user.id, role: input.role, createdAt: now, updatedAt: now });
-        }
-        catch (err) {
-            if (isUniqueViolation(err)) {
-                throw Boom.conflict('That user is already a member of this project');
+        return this.knex.transaction(async (trx) => {
+            const now = nowIso();
+            try {
+                await Membership.query(trx).insert({ projectId, userId: user.id, role: input.role, createdAt: now, updatedAt: now });
+            }
+            catch (err) {
+                if (isUniqueViolation(err)) {
+                    throw Boom.conflict('That user is already a member of this project');
+                }
+
+                throw err;
             }
 
-            throw err;
-        }
-
-        return this.get(this.knex, projectId, user.id);
+            await Collaborators.endInProject(trx, projectId, user.id, caller.id);
+            const project = (await Project.query(trx).findById(projectId))!;
+            await this.outbox.send(trx, { type: 'projects.member_added', userId: user.id, data: { project: project.name, projectId, role: input.role, addedBy: caller.email } });
+            return this.get(trx, projectId, user.id);
+        });
     }
 
     async changeRole(projectId: string, callerRole: Role, userId: string, role: Role): Promise<MemberRow> {

@@ -2,37 +2,27 @@ import * as Boom from '@hapi/boom';
 import type { Knex } from 'knex';
 
 import { Project } from '../../../lib/models/project';
-import { pageQuery, toPage, type Page } from '../../../lib/pagination';
-import type { ResourceKind } from '../../../lib/resources';
+import type { FastReader } from '../../../lib/db/fast-reader';
+import type { Lists, PageRequest } from '../../../lib/lists';
+import type { Page } from '../../../lib/pagination';
+import type { ResourceKind } from '../../../lib/resources/kinds';
 import type { Role } from '../../../lib/roles';
 import { nowIso } from '../../../lib/time';
 
 export type ProjectWithRole = Project & { role: Role };
 
 export class ProjectsService {
-    constructor(private readonly knex: Knex, private readonly kinds: readonly ResourceKind[]) { }
+    constructor(private readonly knex: Knex, private readonly reader: FastReader, private readonly lists: Lists, private readonly kinds: () => readonly ResourceKind[]) { }
 
-    /** The caller's projects, newest first; `projectId` narrows to one (the pipeline already checked it is reachable). */
-    async list(userId: string, page: { limit: number; cursor?: string; projectId?: string }): Promise<Page<ProjectWithRole>> {
-        const query = Project.query(this.knex)
-            .select('projects.*', 'memberships.role')
-            .join('memberships', 'memberships.project_id', 'projects.id')
-            .where('memberships.user_id', userId);
-        if (page.projectId) {
-            query.where('projects.id', page.projectId);
-        }
-
-        const rows = await pageQuery(query, page, { createdAt: 'projects.created_at', id: 'projects.id' }) as ProjectWithRole[];
-        return toPage(rows, page.limit);
-    }
-
-    async get(id: string): Promise<Project> {
-        const project = await Project.query(this.knex).findById(id);
-        if (!project) {
-            throw Boom.notFound('Project not found');
-        }
-
-        return project;
+    /**
+     * The caller's projects, newest first; `projectId` narrows to one (the pipeline already checked it is reachable),
+     * and a pinned credential (an OAuth grant's choice) lists its projects only.
+     */
+    async list(userId: string, page: PageRequest & { projectId?: string | undefined; pinnedProjects: readonly string[] | null }): Promise<Page<ProjectWithRole>> {
+        const memberships = await this.reader.all<{ project_id: string; role: Role }>('SELECT project_id, role FROM memberships WHERE user_id = ?', [userId]);
+        const roles = new Map(memberships.map((membership) => [membership.project_id, membership.role]));
+        const ids = (page.projectId ? [page.projectId] : [...roles.keys()]).filter((id) => !page.pinnedProjects || page.pinnedProjects.includes(id));
+        return this.lists.byIds('projects', ids, page, (row) => Object.assign(Project.fromDatabaseJson(row), { role: roles.get(row.id as string)! }) as ProjectWithRole);
     }
 
     create(userId: string, name: string): Promise<Project> {
@@ -56,7 +46,7 @@ export class ProjectsService {
             }
 
             const held: string[] = [];
-            for (const kind of this.kinds.filter((k) => k.kind !== 'project' && !k.parent)) {
+            for (const kind of this.kinds().filter((k) => k.kind !== 'project' && !k.parent)) {
                 const [row] = await trx(kind.table).where(kind.projectColumn, id).count({ count: '*' });
                 const count = Number(row?.count ?? 0);
                 if (count) {

@@ -53,6 +53,14 @@ describe('apps', () => {
         expect((await call('GET', '/v1/apps/round-trip', key.token)).statusCode).to.equal(404);
     });
 
+    it('reserves the names of review apps: nobody may create <name>-pr-<number>', async () => {
+        const taken = await call('POST', '/v1/apps', owner.session, { name: 'alpha-pr-1' });
+        expect(taken.statusCode).to.equal(400);
+        expect(taken.result.message).to.equal('"name" must not contain a -pr-<number> ending (reserved for review apps)');
+        expect((await call('POST', '/v1/apps', owner.session, { name: 'alpha-pr' })).statusCode).to.equal(201);
+        expect((await call('POST', '/v1/apps', owner.session, { name: 'pr-1-alpha' })).statusCode).to.equal(201);
+    });
+
     it('keeps names unique across the platform and refuses what is not a DNS label', async () => {
         const other = await register(instance.server, 'other');
         await createApp(instance.server, owner, { name: 'taken-name' });
@@ -78,7 +86,7 @@ describe('apps', () => {
 
     it('stores environment values sealed and shows them only to those allowed to see secrets', async () => {
         const app = await createApp(instance.server, owner, { environmentVariables: { DATABASE_URL: 'postgres://u:hunter2pass@db/app', PLAIN: 'x' } });
-        const row = await instance.server.app.knex('app_env_vars').where({ app_id: app.id, name: 'DATABASE_URL' }).first();
+        const row = await instance.server.app.knex('env_vars').where({ resource_type: 'app', resource_id: app.id, name: 'DATABASE_URL' }).first();
         expect(String(row.value).startsWith('v1.')).to.be.true();
         expect(row.value).to.not.include('hunter2pass');
 
@@ -133,7 +141,7 @@ describe('apps', () => {
 
         expect((await call('DELETE', `/v1/apps/${app.name}`, owner.session)).statusCode).to.equal(204);
         const knex = instance.server.app.knex;
-        for (const [table, column] of [['deployments', 'resource_id'], ['log_lines', 'resource_id'], ['app_domains', 'app_id'], ['app_processes', 'app_id'], ['app_cron_jobs', 'app_id'], ['collaborators', 'resource_id'], ['app_env_vars', 'app_id']] as const) {
+        for (const [table, column] of [['deployments', 'resource_id'], ['log_lines', 'resource_id'], ['domains', 'resource_id'], ['app_processes', 'app_id'], ['app_cron_jobs', 'app_id'], ['collaborators', 'resource_id'], ['env_vars', 'resource_id']] as const) {
             expect(await knex(table).where(column, app.id), table).to.equal([]);
         }
 

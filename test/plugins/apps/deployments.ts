@@ -85,6 +85,9 @@ describe('app deployments (records driver)', () => {
         const stats = await call('GET', `/v1/apps/${app.name}/build/stats`, owner.session);
         expect(stats.result).to.include({ deployments: 3, live: 1, succeeded: 3, failed: 0, inProgress: 0 });
         expect(stats.result.buildMs.average).to.be.a.number();
+        const wentLive = (await call('GET', `/v1/apps/${app.name}/deployments/${rerun.result.id}`, owner.session)).result;
+        expect(stats.result.lastDeployedAt, 'when it went live, not when it was queued').to.equal(wentLive.finishedAt);
+        expect(stats.result.lastDeployedAt).to.not.equal(wentLive.createdAt);
     });
 
     it('accepts an empty JSON object, and refuses unknown fields', async () => {
@@ -123,7 +126,9 @@ describe('a deployment in flight when the server is killed', () => {
         const base = `http://127.0.0.1:${port}/v1/apps/${app.name}`;
         const headers = { authorization: owner.session, 'content-type': 'application/json' };
         const created = await (await fetch(`${base}/deployments/new`, { method: 'POST', headers, body: '{}' })).json() as { id: string };
-        await eventually(async () => (await (await fetch(`${base}/deployments/${created.id}`, { headers })).json() as { status: string }).status, (status) => status === 'building', 'the build to start');
+        // Killed mid-build: after the driver's first build line is stored (the status moves to building a moment before it).
+        const started = (lines: Array<{ message: string }>) => lines.some((line) => line.message.startsWith(`Build of ${created.id} started`));
+        await eventually(async () => await (await fetch(`${base}/deployments/${created.id}/logs`, { headers })).json() as Array<{ message: string }>, started, 'the build to start');
         child.kill('SIGKILL');
         await new Promise((resolve) => child.once('exit', resolve));
 

@@ -82,7 +82,7 @@ describe('app logs, metrics and traces', () => {
 
         it('buckets what a driver measured by step: averages for gauges, sums for counts', async () => {
             const start = Date.parse('2026-11-20T10:00:00.000Z');
-            const point = (metric: string, offsetS: number, value: number) => ({ resource_id: app.id, metric, timestamp: new Date(start + offsetS * 1000).toISOString(), value });
+            const point = (metric: string, offsetS: number, value: number) => ({ resource_id: app.id, metric, timestamp: new Date(start + offsetS * 1000).toISOString(), at: start + offsetS * 1000, value });
             await instance.server.app.knex('metric_points').insert([
                 point('cpu-usage', 10, 20), point('cpu-usage', 50, 40), point('cpu-usage', 70, 90),
                 point('request-count', 5, 3), point('request-count', 30, 4), point('request-count', 130, 1)
@@ -100,7 +100,7 @@ describe('app logs, metrics and traces', () => {
                 ['?since=2026-11-20T10:00:00Z&until=2026-11-20T09:00:00Z', 'The range must end after it starts'],
                 ['?startDate=2026-01-01&endDate=2026-03-01', 'A metrics range is at most 31 days'],
                 ['?startDate=2026-11-01&endDate=2026-11-02&step=60', '"step" is too small for this range: at most 1000 points'],
-                ['?startDate=2026-11-01&since=2026-11-01T00:00:00Z', '"value" contains a conflict between optional exclusive peers [startDate, since]']
+                ['?startDate=2026-11-01&since=2026-11-01T00:00:00Z', 'Send only one of "startDate" and "since"']
             ];
             for (const [query, message] of cases) {
                 const res = await call('GET', `/v1/apps/${app.name}/metrics/cpu-usage${query}`, owner.session);

@@ -112,7 +112,7 @@ describe('app repository: commits, review apps and service files', () => {
             const invalid: Array<[string, string]> = [
                 [file.replace(app.name, 'someone-else'), `The service file describes "someone-else", not ${app.name}`],
                 [file.replace('instances: 3', 'instances: 9'), 'The service file is invalid: "app.instances" must be at most 5 on the standard plan'],
-                [file.replace('plan: standard\n  region', 'plan: huge\n  region'), 'The service file is invalid: "app.plan" must be one of [starter, standard, pro]'],
+                [file.replace('plan: standard\n  region', 'plan: huge\n  region'), 'The service file is invalid: "app.plan" must be one of starter, standard, pro'],
                 ['version: 1\napp: [unclosed', 'The service file is not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]'],
                 [`${file}cronJobs:\n  - name: bad\n    schedule: "61 * * * *"\n    command: x\n`, 'The service file is invalid: the schedule of cron job "bad" is not a valid cron expression']
             ];
@@ -148,6 +148,31 @@ describe('app repository: commits, review apps and service files', () => {
             expect(res.statusCode).to.equal(200);
             expect(res.result).to.include({ currency: 'USD', monthly: 2 * 85 + 1 });
             expect((await call('POST', '/v1/estimate-costs', key.token, { content: '{"version": 2}' })).statusCode).to.equal(400);
+        });
+
+        it('refuses a file nested thousands of levels deep with 400 before parsing it, and never repeats a parser\'s internal error', async () => {
+            const key = await createKey(instance.server, owner, ['service-file:read']);
+            const deep = {
+                'YAML flow': `version: 1\napp: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`,
+                'YAML blocks': `version: 1\napp:\n${Array.from({ length: 700 }, (_, i) => `${' '.repeat(i + 2)}a${i}:`).join('\n')} x\n`,
+                'YAML sequences': `version: 1\napp:\n  - ${'- '.repeat(60_000)}x\n`,
+                'JSON': `{"version": 1, "app": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`
+            };
+            for (const [kind, content] of Object.entries(deep)) {
+                const res = await call('POST', '/v1/estimate-costs', key.token, { content });
+                expect(res.statusCode, kind).to.equal(400);
+                expect(res.result.message, kind).to.equal('The service file is nested too deeply: its schema needs no more than 4 levels');
+            }
+
+            const shallow = `version: 1\napp:\n  name: quote\n  plan: pro\n  region: us-east\n  instances: 1\n  env: ${'['.repeat(14)}${']'.repeat(14)}\n`;
+            const res = await call('POST', '/v1/estimate-costs', key.token, { content: shallow });
+            expect(res.statusCode).to.equal(400);
+            expect(res.result.message).to.equal('The service file is invalid: "app.env[0]" must be a string');
+
+            const json = await call('POST', '/v1/estimate-costs', key.token, { content: '{"version": 1, "app": }', format: 'json' });
+            expect(json.result.message).to.equal('The service file is not valid JSON: Unexpected token \'}\'');
+            const notObject = await call('POST', '/v1/estimate-costs', key.token, { content: '- 1\n- 2\n' });
+            expect(notObject.result.message).to.equal('The service file must be an object');
         });
 
         it('reports GitHub refusing the connection as a conflict to fix, not a server error', async () => {

@@ -49,12 +49,12 @@ describe('app domains, collaborators, worker processes and cron jobs', () => {
             expect(verified.lastError).to.equal(null);
         });
 
-        it('are claimed once on the platform, must be names, and are removed by name', async () => {
+        it('are claimed once per app, must be names, and are removed by name', async () => {
             const [a, b] = [await createApp(instance.server, owner), await createApp(instance.server, owner)];
             expect((await call('POST', `/v1/apps/${a.name}/custom-domains`, owner.session, { domain: 'api.example.org' })).statusCode).to.equal(201);
-            const twice = await call('POST', `/v1/apps/${b.name}/custom-domains`, owner.session, { domain: 'api.example.org' });
+            const twice = await call('POST', `/v1/apps/${a.name}/custom-domains`, owner.session, { domain: 'api.example.org' });
             expect(twice.statusCode).to.equal(409);
-            expect(twice.result.message).to.equal('api.example.org is already attached to an app');
+            expect(twice.result.message).to.equal(`api.example.org is already a custom domain of ${a.name}`);
             for (const domain of ['localhost', '10.0.0.1', 'no spaces.com', '-bad-.example.com']) {
                 expect((await call('POST', `/v1/apps/${a.name}/custom-domains`, owner.session, { domain })).statusCode, domain).to.equal(400);
             }
@@ -63,9 +63,65 @@ describe('app domains, collaborators, worker processes and cron jobs', () => {
             expect((await call('DELETE', `/v1/apps/${a.name}/custom-domains?domain=api.example.org`, owner.session)).statusCode).to.equal(204);
             expect((await call('GET', `/v1/apps/${a.name}/custom-domains`, owner.session)).result).to.equal([]);
         });
+
+        it('cannot be squatted: a pending claim blocks nobody and expires, a verified claim wins, and a refusal names no one', async () => {
+            const [rival, third] = [await register(instance.server, 'rival'), await register(instance.server, 'third')];
+            const mine = await createApp(instance.server, owner);
+            const theirs = await createApp(instance.server, rival);
+            const pending = await call('POST', `/v1/apps/${mine.name}/custom-domains`, owner.session, { domain: 'shop.example.net' });
+            expect(pending.result).to.include({ status: 'pending' });
+            expect(Date.parse(pending.result.expiresAt) - Date.parse(pending.result.createdAt)).to.equal(7 * 86_400_000);
+
+            // The rival's claim is not blocked by the pending one, and proving the name makes it theirs.
+            const claimed = await call('POST', `/v1/apps/${theirs.name}/custom-domains`, rival.session, { domain: 'shop.example.net' });
+            expect(claimed.statusCode).to.equal(201);
+            dns.txt.set('_hostless-challenge.shop.example.net', [claimed.result.verification.value]);
+            const knex = instance.server.app.knex;
+            await knex('jobs').where({ type: 'domains.verify' }).whereIn('status', ['queued']).update({ run_at: new Date().toISOString() });
+            await eventually(async () => (await call('GET', `/v1/apps/${theirs.name}/custom-domains`, rival.session)).result[0], (domain: any) => domain.status === 'verified', 'the rival\'s verification');
+            const lost = await eventually(async () => (await call('GET', `/v1/apps/${mine.name}/custom-domains`, owner.session)).result[0],
+                (domain: any) => domain.lastError === 'shop.example.net was verified for another resource first', 'my claim to be checked');
+            expect(lost.status).to.equal('pending');
+
+            const refused = await call('POST', `/v1/apps/${(await createApp(instance.server, third)).name}/custom-domains`, third.session, { domain: 'shop.example.net' });
+            expect(refused.statusCode).to.equal(409);
+            expect(refused.result.message).to.equal('shop.example.net cannot be added: it is already verified for a resource on this platform');
+            expect(refused.payload).to.not.contain(theirs.name);
+            expect(refused.payload).to.not.contain(rival.email);
+
+            // A pending claim past its time is expired, and the name can be claimed again.
+            await knex('domains').where({ resource_id: mine.id }).update({ expires_at: new Date(Date.now() - 1000).toISOString() });
+            expect((await call('GET', `/v1/apps/${mine.name}/custom-domains`, owner.session)).result[0]).to.include({ status: 'expired', expiresAt: null });
+            await call('DELETE', `/v1/apps/${theirs.name}/custom-domains?domain=shop.example.net`, rival.session);
+            const again = await call('POST', `/v1/apps/${mine.name}/custom-domains`, owner.session, { domain: 'shop.example.net' });
+            expect(again.statusCode).to.equal(201);
+            expect(again.result.status).to.equal('pending');
+        });
     });
 
     describe('collaborators', () => {
+
+        it('lose their grants when they join the project, and do not get them back when they leave it', async () => {
+            const team = (await call('POST', '/v1/projects', owner.session, { name: 'Grants' })).result;
+            const app = await createApp(instance.server, owner, { projectId: team.id, environmentVariables: { SECRET: 'hidden' } });
+            const contractor = await register(instance.server, 'contractor');
+            await call('PATCH', `/v1/apps/${app.name}/collaborators`, owner.session, { email: contractor.email, permissions: ['manage'] });
+            expect((await call('GET', `/v1/apps/${app.name}`, contractor.session)).statusCode).to.equal(200);
+
+            const joined = await call('POST', `/v1/projects/${team.id}/members`, owner.session, { email: contractor.email, role: 'viewer' });
+            expect(joined.statusCode).to.equal(201);
+            expect((await call('GET', `/v1/apps/${app.name}/collaborators`, owner.session)).result).to.equal([]);
+            expect((await call('PATCH', `/v1/apps/${app.name}`, contractor.session, { buildCommand: 'evil' })).statusCode, 'a viewer now').to.equal(403);
+
+            expect((await call('DELETE', `/v1/projects/${team.id}/members/${contractor.id}`, owner.session)).statusCode).to.equal(204);
+            expect((await call('GET', `/v1/apps/${app.name}`, contractor.session)).statusCode, 'the old grant stays ended').to.equal(404);
+            expect((await call('PATCH', `/v1/apps/${app.name}`, contractor.session, { buildCommand: 'evil' })).statusCode).to.equal(404);
+            expect((await call('GET', `/v1/apps/${app.name}/environment-variables`, contractor.session)).statusCode).to.equal(404);
+
+            const trail = (await call('GET', '/v1/users/me/security-events', contractor.session)).result;
+            const ended = trail.find((event: { type: string }) => event.type === 'collaborator.ended');
+            expect(ended.data).to.include({ projectId: team.id, reason: 'joined the project as a member' });
+        });
 
         it('are granted by email, see the one app and nothing else, and act within their permissions', async () => {
             const app = await createApp(instance.server, owner, { environmentVariables: { TOKEN: 'sealed-value' } });
@@ -149,8 +205,8 @@ describe('app domains, collaborators, worker processes and cron jobs', () => {
             const knex = instance.server.app.knex;
             await knex('jobs').where({ type: 'app-cron.fire' }).andWhere('idempotency_key', `app-cron:${created.result.id}:${created.result.nextRunAt}`).update({ run_at: new Date().toISOString() });
             const scheduled = await eventually(async () => (await call('GET', `/v1/apps/${app.name}/cron-jobs/${created.result.id}/runs`, owner.session)).result,
-                (runs: any[]) => runs.length === 1 && runs[0].status === 'succeeded', 'the scheduled run');
-            expect(scheduled[0]).to.include({ trigger: 'schedule', scheduledFor: created.result.nextRunAt, exitCode: 0, driver: 'records' });
+                (runs: any[]) => runs.length === 1 && runs[0].status === 'recorded', 'the scheduled run');
+            expect(scheduled[0]).to.include({ trigger: 'schedule', scheduledFor: created.result.nextRunAt, exitCode: null, driver: 'records' });
             const next = (await call('GET', `/v1/apps/${app.name}/cron-jobs/${created.result.id}`, owner.session)).result;
             expect(Date.parse(next.nextRunAt)).to.be.above(Date.parse(created.result.nextRunAt));
 
@@ -158,11 +214,11 @@ describe('app domains, collaborators, worker processes and cron jobs', () => {
             expect(manual.statusCode).to.equal(201);
             expect(manual.result).to.include({ trigger: 'manual', status: 'queued' });
             const done = await eventually(async () => (await call('GET', `/v1/apps/${app.name}/cron-jobs/${created.result.id}/runs/${manual.result.id}`, owner.session)).result,
-                (run: any) => run.status === 'succeeded', 'the manual run');
+                (run: any) => run.status === 'recorded', 'the manual run');
             expect(done.finishedAt).to.be.a.string();
             const logs = await call('GET', `/v1/apps/${app.name}/cron-jobs/${created.result.id}/runs/${manual.result.id}/logs`, owner.session);
             expect(logs.result.map((line: { message: string }) => line.message)).to.equal([
-                `Run of \`node reports.js\` for ${app.name} started`, 'The records driver runs no user code: nothing was executed'
+                `Run of \`node reports.js\` for ${app.name} recorded`, 'The records driver runs no user code: nothing was executed, so there is no exit code'
             ]);
         });
 

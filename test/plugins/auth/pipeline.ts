@@ -146,10 +146,37 @@ describe('access pipeline', () => {
             expect(broken.result).to.equal({ statusCode: 400, error: 'Bad Request', message: 'Invalid request payload JSON format' });
         });
 
+        it('says in a 415 which content type to send: JSON, or multipart/form-data where the row takes uploads', async () => {
+            for (const headers of [{ 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }] as Record<string, string>[]) {
+                const res = await call('POST', '/v1/widgets', ownerKey, 'name=x', headers);
+                expect(res.statusCode).to.equal(415);
+                expect(res.result.message).to.equal('The request body must be application/json: send it with the header Content-Type: application/json');
+            }
+
+            await widget(owner, 'uploads');
+            const json = await call('POST', '/v1/widgets/uploads/upload', ownerKey, { file: 'x' });
+            expect(json.statusCode).to.equal(415);
+            expect(json.result.message).to.equal('The request body must be multipart/form-data: send it with the header Content-Type: multipart/form-data');
+            const boundary = 'b0undary';
+            const multipart = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhello\r\n--${boundary}--\r\n`;
+            const uploaded = await call('POST', '/v1/widgets/uploads/upload', ownerKey, multipart, { 'content-type': `multipart/form-data; boundary=${boundary}` });
+            expect(uploaded.statusCode).to.equal(200);
+            expect(uploaded.result).to.equal({ bytes: 5 });
+        });
+
+        it('says what is wrong with a body that changes nothing or is not an object, in words about the body', async () => {
+            await widget(owner, 'patched');
+            const empty = await call('PATCH', '/v1/widgets/patched', ownerKey, {});
+            expect(empty.statusCode).to.equal(400);
+            expect(empty.result.message).to.equal('The request body must change at least one field');
+            const list = await call('POST', '/v1/widgets', ownerKey, [{ name: 'x' }]);
+            expect(list.result.message).to.equal('The request body must be an object');
+        });
+
         it('names the offending field and never echoes its value', async () => {
             const res = await call('POST', '/v1/widgets', ownerKey, { name: 'Not A Label svk_secretish', projectId: owner.projectId });
             expect(res.statusCode).to.equal(400);
-            expect(res.result.message).to.equal('"name" fails to match the required pattern');
+            expect(res.result.message).to.equal('"name" is not in the accepted format');
         });
 
         it('refuses unknown keys and prototype poisoning', async () => {

@@ -94,6 +94,12 @@ describe('docs site', () => {
         }
     });
 
+    it('ranks a section by its page title and heading first: "deploy app" leads to Apps: Deployments', async () => {
+        const res = await call('GET', '/docs/search?q=deploy+app');
+        const first = /<ol class="results">[\s\S]*?<a href="([^"]+)">/.exec(res.payload)![1];
+        expect(first).to.equal('/docs/apps#deployments');
+    });
+
     it('says when nothing is found, escapes the query, and refuses an overlong one', async () => {
         const none = await call('GET', `/docs/search?q=${encodeURIComponent('<b>zzqx</b>')}`);
         expect(none.statusCode).to.equal(200);

@@ -58,14 +58,14 @@ describe('dashboard API keys', () => {
 
         const list = await visitor.get('/dashboard/keys');
         const listed = pageText(list.payload);
-        expect(listed).to.contain(`deploy bot ${token.split('_').slice(0, 2).join('_')} projects:read apps:read`);
+        expect(listed).to.contain(`deploy bot ${token.split('_').slice(0, 2).join('_')} apps:read projects:read`);   // in catalogue order
         expect(listed).to.match(/UTC Never Never Revoke deploy bot/);
         expect(list.payload).to.not.contain(token.split('_')[2]!);
 
         const projects = await call('GET', '/v1/projects', token);
         expect(projects.statusCode).to.equal(200);
         const introspected = await call('GET', '/v1/auth/introspect', `Bearer ${token}`);
-        expect(introspected.result.scopes).to.equal(['projects:read', 'apps:read']);
+        expect(introspected.result.scopes).to.equal(['apps:read', 'projects:read']);
     });
 
     it('turns a date into an expiry at the end of that day (UTC), and marks expired keys', async () => {
@@ -88,7 +88,7 @@ describe('dashboard API keys', () => {
         const { visitor } = await signedUp(instance.server);
         const none = await createKey(visitor, { name: 'no scopes', expires: '' });
         expect(none.statusCode).to.equal(400);
-        expect(pageText(none.payload)).to.contain('"scopes" must contain at least 1 items');
+        expect(pageText(none.payload)).to.contain('"scopes" must hold at least 1 item');
         expect(none.payload).to.contain('value="no scopes"');
 
         const past = await createKey(visitor, { name: 'past', scopes: ['apps:read'], expires: '2001-01-01' });

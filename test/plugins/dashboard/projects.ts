@@ -142,7 +142,27 @@ describe('dashboard projects', () => {
         const projectId = await createProject(visitor, 'Empty');
         const text = pageText((await visitor.get(`/dashboard/projects/${projectId}`)).payload);
         expect(text).to.contain('Apps No apps in this project.');
-        expect(text).to.contain('This server does not serve sites, workers, cron jobs, databases, and virtual machines yet, so there are none to show.');
+        expect(text).to.contain('Cron jobs No cron jobs in this project.');
+        expect(text).to.contain('This server does not serve sites, workers, databases, and virtual machines yet, so there are none to show.');
+    });
+
+    it('shows the cron jobs of the project\'s apps, app by app, while the project-wide cron job list is not served', async () => {
+        const { visitor, email, password } = await signedUp(instance.server);
+        const projectId = await createProject(visitor, 'Scheduled');
+        const session = (await login(instance.server, { email, password })).session;
+        const app = await call('POST', '/v1/apps', session, { name: `cron-${projectId.slice(4, 12).toLowerCase()}`, projectId });
+        expect(app.statusCode).to.equal(201);
+        for (const [name, status] of [['nightly', 'active'], ['weekly', 'paused']]) {
+            const job = await call('POST', `/v1/apps/${app.result.name}/cron-jobs`, session, { name, schedule: '0 3 * * *', command: 'node job.js' });
+            expect(job.statusCode).to.equal(201);
+            if (status === 'paused') {
+                await call('PATCH', `/v1/apps/${app.result.name}/cron-jobs/${job.result.id}`, session, { status });
+            }
+        }
+
+        const text = pageText((await visitor.get(`/dashboard/projects/${projectId}`)).payload);
+        expect(text).to.contain(`Cron jobs ${app.result.name} / nightly active ${app.result.name} / weekly paused`);
+        expect(text).to.not.contain('cron jobs yet');
     });
 
     describe('when more kinds\' list routes are mounted', () => {
@@ -170,7 +190,7 @@ describe('dashboard projects', () => {
             const text = pageText((await visitor.get(`/dashboard/projects/${projectId}`)).payload);
             expect(text).to.contain(`Resources Apps ${(created.result as { name: string }).name} created`);
             expect(text).to.contain('Sites Sites are not available on your plan');
-            expect(text).to.contain('This server does not serve workers, cron jobs, databases, and virtual machines yet');
+            expect(text).to.contain('This server does not serve workers, databases, and virtual machines yet');
         });
     });
 });

@@ -2,7 +2,7 @@ import * as Code from '@hapi/code';
 import * as Lab from '@hapi/lab';
 
 import { caller, register } from '../../helpers/api';
-import { setCookies, signedUp, Visitor } from '../../helpers/dashboard';
+import { pageText, setCookies, signedUp, Visitor } from '../../helpers/dashboard';
 import { testServer, type TestServer } from '../../helpers/server';
 
 // The dashboard's defences: form tokens, the cookie's flags and sealing, the headers of every page, and where a
@@ -207,14 +207,38 @@ describe('dashboard security', () => {
             expect(res.headers.location).to.equal('/dashboard/keys');
         });
 
-        it('never follow a sign-in to another site', async () => {
+        const refusedNexts = ['//evil.example', '/\\evil.example', 'https://evil.example/', 'javascript:alert(1)', '/\u0100', '/%C4%80\u007f', '/a\u0000b', '/a b', '/a"b'];
+
+        it('refuse to sign in with a `next` that is not a path on this site in URL characters: 400 naming it, no session', async () => {
             const user = await register(instance.server);
-            for (const next of ['//evil.example', '/\\evil.example', 'https://evil.example/', 'javascript:alert(1)']) {
+            for (const next of refusedNexts) {
                 const visitor = new Visitor(instance.server);
                 await visitor.get('/dashboard/sign-in');
                 const res = await visitor.post('/dashboard/sign-in', { email: user.email, password: user.password, next });
-                expect(res.headers.location, next).to.equal('/dashboard/projects');
+                expect(res.statusCode, next).to.equal(400);
+                expect(pageText(res.payload), next).to.contain('"next" must be a valid path on this site');
+                expect((await visitor.get('/dashboard/keys')).statusCode, next).to.equal(302);
             }
+        });
+
+        it('refuse such a `next` on the sign-in page when already signed in, and follow an escaped one', async () => {
+            const { visitor } = await signedUp(instance.server);
+            for (const next of refusedNexts) {
+                const res = await visitor.get(`/dashboard/sign-in?next=${encodeURIComponent(next)}`);
+                expect(res.statusCode, next).to.equal(400);
+                expect(pageText(res.payload), next).to.contain('"next" must be a valid path on this site');
+            }
+
+            const escaped = await visitor.get(`/dashboard/sign-in?next=${encodeURIComponent('/dashboard/keys?x=%C4%80&y=[1]')}`);
+            expect(escaped.statusCode).to.equal(302);
+            expect(escaped.headers.location).to.equal('/dashboard/keys?x=%C4%80&y=[1]');
+        });
+
+        it('are not sent back to an address that would not make a valid `next`', async () => {
+            const visitor = new Visitor(instance.server);
+            const res = await visitor.get('/dashboard/keys?cursor=|');
+            expect(res.statusCode).to.equal(302);
+            expect(res.headers.location).to.equal('/dashboard/sign-in');
         });
     });
 });

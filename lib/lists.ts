@@ -1,0 +1,154 @@
+import type { FastReader } from './db/fast-reader';
+import { decodeCursor, encodeCursor, type Page } from './pagination';
+
+// Keyset pages, newest first then id, whose cost is the page and not the table, on SQLite and PostgreSQL alike.
+// A scoped list (a resource's deployments, a project's members) walks one index. A list of what a caller can
+// reach merges one arm per source, each walking an index in order: one per project the caller is a member of, one
+// per resource granted to them as a collaborator (a single row). SQLite merges a compound SELECT's ordered arms
+// without a sort; PostgreSQL merges arms that each carry their own ORDER BY and LIMIT (a Merge Append). The SQL
+// text depends only on the shape (how many arms), so each shape is prepared once.
+const FIRST = ['9999-12-31T23:59:59.999Z', ''] as const;       // a position after every row: the first page
+// SQLite allows 500 terms in a compound SELECT; past this many arms one statement sorts the reachable set instead.
+export const MAX_ARMS = 400;
+
+export interface PageRequest {
+    limit: number;
+    cursor?: string | undefined;
+}
+
+interface Position {
+    created_at: string;
+    id: string;
+}
+
+/** A list scoped by equal columns, e.g. `{ resource_id }` on deployments: needs an index on (scope..., created_at, id). */
+export interface ScopedList<T> {
+    table: string;                                              // a table, or a join: `memberships m JOIN users u ON u.id = m.user_id`
+    scope: Readonly<Record<string, string>>;
+    load(row: Record<string, unknown>): T;
+    select?: string;                                            // default *
+    where?: string;                                             // a fixed condition without parameters: `revoked_at IS NULL`
+    key?: { createdAt: string; id: string };                    // the columns of the order (default created_at, id)
+}
+
+/** A kind listed across everything a caller reaches: needs an index on (projectColumn, created_at, id). */
+export interface ReachableKind {
+    kind: string;
+    table: string;
+    projectColumn: string;
+    collaborators?: boolean;
+    select?: string;                                            // columns (default r.*)
+}
+
+export interface Reacher {
+    userId: string;
+    projectId?: string | null;                                  // narrowed to one project the pipeline resolved
+    pinnedProjects?: readonly string[] | null;                  // a pinned credential reaches these projects only
+}
+
+export class Lists {
+    constructor(private readonly reader: FastReader, private readonly postgres: boolean) { }
+
+    async page<T>(list: ScopedList<T>, page: PageRequest): Promise<Page<T>> {
+        const key = list.key ?? { createdAt: 'created_at', id: 'id' };
+        const output = (column: string) => column.slice(column.lastIndexOf('.') + 1);
+        const conditions = [...Object.keys(list.scope).map((column) => `${column} = ?`), ...list.where ? [list.where] : [], `(${key.createdAt}, ${key.id}) < (?, ?)`];
+        const sql = `SELECT ${list.select ?? '*'} FROM ${list.table} WHERE ${conditions.join(' AND ')} ORDER BY ${key.createdAt} DESC, ${key.id} DESC LIMIT ?`;
+        const after = this.position(page.cursor);
+        const rows = await this.reader.all<Record<string, unknown>>(sql, [...Object.values(list.scope), after.created_at, after.id, page.limit + 1]);
+        return this.toPage(rows.map((row) => ({ row, position: { created_at: row[output(key.createdAt)] as string, id: row[output(key.id)] as string } })), page.limit, list.load);
+    }
+
+    /** The page of a table's rows named by id (the projects a caller is a member of): one single-row arm each, merged. */
+    async byIds<T>(table: string, ids: readonly string[], page: PageRequest, load: (row: Record<string, unknown>) => T): Promise<Page<T>> {
+        if (!ids.length) {
+            return { items: [], next: null };
+        }
+
+        const after = this.position(page.cursor);
+        const { sql, params } = reachableStatement({ kind: table, table, projectColumn: 'id' }, 0, ids.length, this.postgres);
+        const rows = await this.reader.all<Record<string, unknown>>(sql, params([], ids, [after.created_at, after.id], page.limit + 1));
+        return this.toPage(rows.map((row) => ({ row, position: { created_at: row.created_at as string, id: row.id as string } })), page.limit, load);
+    }
+
+    /** The page of a kind the caller reaches: two statements (the caller's sources, then the merged arms). */
+    async reachable<T>(kind: ReachableKind, who: Reacher, page: PageRequest, load: (row: Record<string, unknown>) => T): Promise<Page<T>> {
+        const sources = who.projectId ? { projects: [who.projectId], grants: [] } : await this.sources(kind, who.userId, who.pinnedProjects ?? null);
+        if (!sources.projects.length && !sources.grants.length) {
+            return { items: [], next: null };
+        }
+
+        const after = this.position(page.cursor);
+        const { sql, params } = reachableStatement(kind, sources.projects.length, sources.grants.length, this.postgres);
+        const rows = await this.reader.all<Record<string, unknown>>(sql, params(sources.projects, sources.grants, [after.created_at, after.id], page.limit + 1));
+        return this.toPage(rows.map((row) => ({ row, position: { created_at: row.created_at as string, id: row.id as string } })), page.limit, load);
+    }
+
+    /** The caller's member projects and granted resources, each within the credential's pin. */
+    private async sources(kind: ReachableKind, userId: string, pin: readonly string[] | null): Promise<{ projects: string[]; grants: string[] }> {
+        const grants = kind.collaborators ? ' UNION ALL SELECT project_id, resource_id FROM collaborators WHERE user_id = ? AND resource_type = ?' : '';
+        const rows = await this.reader.all<{ project_id: string; resource_id: string | null }>(
+            `SELECT project_id, NULL AS resource_id FROM memberships WHERE user_id = ?${grants}`, kind.collaborators ? [userId, userId, kind.kind] : [userId]);
+        const pinned = rows.filter((row) => !pin || pin.includes(row.project_id));
+        return {
+            projects: pinned.flatMap((row) => row.resource_id ? [] : [row.project_id]),
+            grants: pinned.flatMap((row) => row.resource_id ? [row.resource_id] : [])
+        };
+    }
+
+    private position(cursor: string | undefined): Position {
+        if (!cursor) {
+            return { created_at: FIRST[0], id: FIRST[1] };
+        }
+
+        const { createdAt, id } = decodeCursor(cursor);
+        return { created_at: createdAt, id };
+    }
+
+    private toPage<T>(rows: Array<{ row: Record<string, unknown>; position: Position }>, limit: number, load: (row: Record<string, unknown>) => T): Page<T> {
+        const items = rows.slice(0, limit);
+        const last = items[items.length - 1];
+        return {
+            items: items.map((item) => load(item.row)),
+            next: rows.length > limit && last ? encodeCursor({ createdAt: last.position.created_at, id: last.position.id }) : null
+        };
+    }
+}
+
+/**
+ * The statement for a caller with `projects` member projects and `grants` granted resources. Exposed so a test can
+ * ask each database for its plan: no sort for the ORDER BY, no full scan.
+ */
+export function reachableStatement(kind: ReachableKind, projects: number, grants: number, postgres: boolean) {
+    const select = kind.select ?? 'r.*';
+    const keyset = '(r.created_at, r.id) < (?, ?)';
+    const order = 'ORDER BY created_at DESC, id DESC';
+    const projectArm = `SELECT ${select} FROM ${kind.table} r WHERE r.${kind.projectColumn} = ? AND ${keyset}`;
+    const grantArm = `SELECT ${select} FROM ${kind.table} r WHERE r.id = ? AND ${keyset}`;
+    const arms = [...Array<string>(projects).fill(projectArm), ...Array<string>(grants).fill(grantArm)];
+    const params = (projectIds: readonly string[], grantIds: readonly string[], after: readonly [string, string], limit: number): unknown[] => {
+        if (arms.length > MAX_ARMS) {
+            return [...projectIds, ...grantIds, ...after, limit];
+        }
+
+        const perArm = postgres ? [limit] : [];
+        return [...[...projectIds, ...grantIds].flatMap((id) => [id, ...after, ...perArm]), limit];
+    };
+
+    if (arms.length > MAX_ARMS) {
+        const inList = (count: number) => Array<string>(count).fill('?').join(', ');
+        const reach = [projects ? `r.${kind.projectColumn} IN (${inList(projects)})` : '', grants ? `r.id IN (${inList(grants)})` : ''].filter(Boolean).join(' OR ');
+        return { sql: `SELECT ${select} FROM ${kind.table} r WHERE (${reach}) AND ${keyset} ${order.replace(/created_at|id/g, (c) => `r.${c}`)} LIMIT ?`, params };
+    }
+
+    const merged = postgres && arms.length > 1;
+    const sql = merged
+        ? `${arms.map((arm) => `(${arm} ORDER BY r.created_at DESC, r.id DESC LIMIT ?)`).join(' UNION ALL ')} ${order} LIMIT ?`
+        : `${arms.join(' UNION ALL ')} ${arms.length > 1 ? order : order.replace(/created_at|id/g, (c) => `r.${c}`)} LIMIT ?`;
+    return {
+        sql,
+        params: (projectIds: readonly string[], grantIds: readonly string[], after: readonly [string, string], limit: number) => merged || arms.length > MAX_ARMS
+            ? params(projectIds, grantIds, after, limit)
+            : [...[...projectIds, ...grantIds].flatMap((id) => [id, ...after]), limit]
+    };
+}

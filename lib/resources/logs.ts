@@ -1,0 +1,205 @@
+import Joi from 'joi';
+import type { Knex } from 'knex';
+
+import { dialect } from '../db/knex';
+import type { FastReader } from '../db/fast-reader';
+import { redact } from '../redact';
+import type { LogLevel, LogStream } from '../runtime/driver';
+import { fields } from '../validation';
+
+// Log lines of every runtime resource, keyed by (resource_type, resource_id): written by drivers through a context,
+// read newest first with one filter vocabulary (q, level, since, until, limit). Lines are stored redacted, so a
+// credential printed by a build never becomes readable through the API, and cut at MAX_MESSAGE (marked truncated).
+// Reads cost the page, not the table: without text they walk one index per level, merged; with text, SQLite's FTS5
+// trigram index (a substring match) or PostgreSQL's pg_trgm index.
+export const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+export const MAX_MESSAGE = 32 * 1024;
+export const MAX_LOG_LIMIT = 500;
+
+export interface LogEntry {
+    resourceType: string;
+    resourceId: string;
+    projectId: string;
+    stream: LogStream;
+    level: LogLevel;
+    message: string;
+    deploymentId?: string | null;
+    runId?: string | null;
+    timestamp?: string;
+}
+
+/** What a caller may filter by: the query parameters of every log route, validated by `logQuery`. */
+export interface LogFilters {
+    q?: string;
+    level?: LogLevel;
+    since?: Date;
+    until?: Date;
+    limit: number;
+}
+
+/** Which lines a route reads: a resource, or one deployment's or run's lines of some streams. */
+export interface LogScope {
+    resourceId: string;
+    deploymentId?: string;
+    runId?: string;
+    streams?: readonly LogStream[];
+    order?: 'newest' | 'oldest';
+}
+
+export interface LogLine {
+    timestamp: string;
+    stream: LogStream;
+    level: LogLevel;
+    message: string;
+    truncated: boolean;
+    deploymentId: string | null;
+    runId: string | null;
+}
+
+export const logQuery = Joi.object<LogFilters, true>({
+    q: Joi.string().trim().min(1).max(200).description('Text the message contains (case-insensitive).'),
+    level: Joi.string().valid(...LEVELS).description('This level and above.'),
+    since: fields.dateTime().description('Lines at or after this time.'),
+    until: fields.dateTime().description('Lines at or before this time.'),
+    limit: Joi.number().integer().min(1).max(MAX_LOG_LIMIT).default(100).description(`At most this many lines (default 100, at most ${MAX_LOG_LIMIT}).`)
+});
+
+/** `%` and `_` match themselves in a LIKE, on SQLite and PostgreSQL alike. */
+export function likePattern(text: string): string {
+    return `%${text.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+}
+
+interface Row {
+    seq: number;
+    timestamp: string;
+    stream: LogStream;
+    level: LogLevel;
+    message: string;
+    truncated: number | boolean;
+    deployment_id: string | null;
+    run_id: string | null;
+}
+
+const COLUMNS = 'l.seq, l.timestamp, l.stream, l.level, l.message, l.truncated, l.deployment_id, l.run_id';
+const TRIGRAM_MIN = 3;
+
+export class LogStore {
+    private readonly postgres: boolean;
+
+    constructor(private readonly knex: Knex, private readonly reader: FastReader) {
+        this.postgres = dialect(knex) === 'postgres';
+    }
+
+    async write(db: Knex | Knex.Transaction, entry: LogEntry): Promise<void> {
+        await this.writeMany(db, [entry]);
+    }
+
+    async writeMany(db: Knex | Knex.Transaction, entries: readonly LogEntry[]): Promise<void> {
+        if (!entries.length) {
+            return;
+        }
+
+        const now = new Date().toISOString();
+        await db('log_lines').insert(entries.map((entry) => {
+            const message = redact(entry.message);
+            return {
+                resource_type: entry.resourceType,
+                resource_id: entry.resourceId,
+                project_id: entry.projectId,
+                deployment_id: entry.deploymentId ?? null,
+                run_id: entry.runId ?? null,
+                stream: entry.stream,
+                level: entry.level,
+                message: message.length > MAX_MESSAGE ? message.slice(0, MAX_MESSAGE) : message,
+                truncated: message.length > MAX_MESSAGE,
+                timestamp: entry.timestamp ?? now
+            };
+        }));
+    }
+
+    async query(scope: LogScope, filters: LogFilters): Promise<LogLine[]> {
+        const { sql, params } = this.statement(scope, filters);
+        const rows = await this.reader.all<Row>(sql, params);
+        return rows.map((row) => ({
+            timestamp: row.timestamp, stream: row.stream, level: row.level, message: row.message, truncated: !!row.truncated,
+            deploymentId: row.deployment_id, runId: row.run_id
+        }));
+    }
+
+    /** SQL text depends only on which filters are present, so each shape is prepared once. */
+    private statement(scope: LogScope, filters: LogFilters): { sql: string; params: unknown[] } {
+        const direction = scope.order === 'oldest' ? 'ASC' : 'DESC';
+        const where: string[] = [];
+        const params: unknown[] = [];
+        const add = (clause: string, ...values: unknown[]) => {
+            where.push(clause);
+            params.push(...values);
+        };
+
+        if (scope.deploymentId) {
+            add('l.deployment_id = ?', scope.deploymentId);
+        }
+
+        if (scope.runId) {
+            add('l.run_id = ?', scope.runId);
+        }
+
+        add('l.resource_id = ?', scope.resourceId);
+        if (scope.streams) {
+            add(`l.stream IN (${scope.streams.map(() => '?').join(', ')})`, ...scope.streams);
+        }
+
+        if (filters.since) {
+            add('l.timestamp >= ?', filters.since.toISOString());
+        }
+
+        if (filters.until) {
+            add('l.timestamp <= ?', filters.until.toISOString());
+        }
+
+        const levels = filters.level ? LEVELS.slice(LEVELS.indexOf(filters.level)) : null;
+        const order = `ORDER BY timestamp ${direction}, seq ${direction} LIMIT ?`;
+        const text = filters.q;
+        if (text && !this.postgres && text.length >= TRIGRAM_MIN && !scope.deploymentId && !scope.runId) {
+            // FTS5 hands back matches in rowid (write) order, so the first page of matches ends the scan.
+            if (levels) {
+                add(`l.level IN (${levels.map(() => '?').join(', ')})`, ...levels);
+            }
+
+            return {
+                sql: `SELECT ${COLUMNS} FROM log_search s JOIN log_lines l ON l.seq = s.rowid WHERE log_search MATCH ? AND ${where.join(' AND ')} ORDER BY s.rowid ${direction} LIMIT ?`,
+                params: [`"${text.replace(/"/g, '""')}"`, ...params, filters.limit]
+            };
+        }
+
+        if (text) {
+            add('lower(l.message) LIKE ? ESCAPE \'\\\'', likePattern(text));
+        }
+
+        if (!levels || levels.length === 1 || scope.deploymentId || scope.runId) {
+            if (levels) {
+                add(`l.level IN (${levels.map(() => '?').join(', ')})`, ...levels);
+            }
+
+            return { sql: `SELECT ${COLUMNS} FROM log_lines l WHERE ${where.join(' AND ')} ${order.replace(/timestamp|seq/g, (column) => `l.${column}`)}`, params: [...params, filters.limit] };
+        }
+
+        // One arm per level on the (resource, level, time) index, merged in order without a sort.
+        const arm = (level: string) => ({ sql: `SELECT ${COLUMNS} FROM log_lines l WHERE l.level = ? AND ${where.join(' AND ')}`, params: [level, ...params] });
+        const arms = levels.map(arm);
+        const sql = this.postgres
+            ? `${arms.map((a) => `(${a.sql} ORDER BY l.timestamp ${direction}, l.seq ${direction} LIMIT ?)`).join(' UNION ALL ')} ${order}`
+            : `${arms.map((a) => a.sql).join(' UNION ALL ')} ${order}`;
+        return {
+            sql,
+            params: this.postgres ? [...arms.flatMap((a) => [...a.params, filters.limit]), filters.limit] : [...arms.flatMap((a) => a.params), filters.limit]
+        };
+    }
+
+    /** Folds the text index's segments together after heavy writing, keeping searches a page's cost (SQLite). */
+    async maintain(): Promise<void> {
+        if (!this.postgres) {
+            await this.knex.raw('INSERT INTO log_search (log_search, rank) VALUES (\'merge\', 500)');
+        }
+    }
+}

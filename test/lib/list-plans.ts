@@ -1,0 +1,171 @@
+import * as Code from '@hapi/code';
+import * as Lab from '@hapi/lab';
+import type { Knex } from 'knex';
+
+import { dialect } from '../../lib/db/knex';
+import { newId } from '../../lib/ids';
+import { caller, createKey, register, type TestUser } from '../helpers/api';
+import { createApp } from '../helpers/apps';
+import { testServer, type TestServer } from '../helpers/server';
+
+// Lists cost their page, not their table: every statement a list route (and a log read) runs is shown to the database
+// for its plan, on tables of at least 20,000 rows after ANALYZE: no full scan, and no sort of what the table holds.
+// SQLite merges ordered arms without any temporary B-tree. PostgreSQL may sort rows that are already bounded (one row
+// per granted resource, a page per arm): a Sort is allowed only over at most arms x (page + 1) estimated rows.
+// The statements are the ones the routes really ran.
+const { describe, it, before, after } = exports.lab = Lab.script();
+const { expect } = Code;
+
+const ROWS = 20_000;
+
+describe('list and log plans', () => {
+
+    let instance: TestServer;
+    let knex: Knex;
+    let owner: TestUser;
+    let token: string;
+    let app: { id: string; name: string; projectId: string };
+    let projects: string[];
+    let jobId: string;
+    const call = caller(() => instance.server);
+
+    before({ timeout: 240_000 }, async () => {
+        instance = await testServer();
+        knex = instance.server.app.knex;
+        owner = await register(instance.server, 'owner');
+        token = (await createKey(instance.server, owner, ['apps:read', 'projects:read', 'deployments:read', 'logs:read', 'cron-jobs:read'])).token;
+        projects = [owner.projectId];
+        for (const name of ['One', 'Two']) {
+            projects.push((await call('POST', '/v1/projects', owner.session, { name })).result.id);
+        }
+
+        app = await createApp(instance.server, owner);
+        jobId = (await call('POST', `/v1/apps/${app.name}/cron-jobs`, owner.session, { name: 'nightly', schedule: '0 3 * * *', command: 'x' })).result.id;
+        await fill(knex, owner, projects, app, jobId);
+        await knex.raw('ANALYZE');
+    });
+
+    after(async () => {
+        await instance?.stop();
+    });
+
+    /** The statements a request runs through the prepared-statement reader, with their parameters. */
+    const capture = async (url: string, authorization = token): Promise<Array<{ sql: string; params: readonly unknown[] }>> => {
+        const seen: Array<{ sql: string; params: readonly unknown[] }> = [];
+        const reader = instance.server.plugins['hostless-auth'].reader;
+        reader.observe((sql, params) => seen.push({ sql, params }));
+        try {
+            const res = await call('GET', url, authorization);
+            expect(res.statusCode, res.payload).to.equal(200);
+        }
+        finally {
+            reader.observe(null);
+        }
+
+        return seen;
+    };
+
+    const problems = async (sql: string, params: readonly unknown[], sorts = true): Promise<string[]> => {
+        if (dialect(knex) === 'postgres') {
+            const result = await knex.raw(`EXPLAIN (FORMAT JSON) ${sql}`, params as Knex.RawBinding[]);
+            const found: string[] = [];
+            const bound = (sql.split(' UNION ALL ').length) * 101;
+            const walk = (node: Record<string, any>) => {
+                const input = node.Plans?.[0]?.['Plan Rows'] ?? 0;
+                if (node['Node Type'] === 'Seq Scan' || (sorts && /Sort$/.test(node['Node Type']) && input > bound)) {
+                    found.push(`${node['Node Type']}${node['Relation Name'] ? ` on ${node['Relation Name']}` : ''} (${input} rows)`);
+                }
+
+                for (const child of node.Plans ?? []) {
+                    walk(child);
+                }
+            };
+
+            walk(result.rows[0]['QUERY PLAN'][0].Plan);
+            return found;
+        }
+
+        const plan: Array<{ detail: string }> = await knex.raw(`EXPLAIN QUERY PLAN ${sql}`, params as Knex.RawBinding[]);
+        return plan.map((step) => step.detail).filter((detail) => (sorts && /TEMP B-TREE/.test(detail)) || /^SCAN (?!.*VIRTUAL TABLE)/.test(detail));
+    };
+
+    const expectPlans = async (url: string, options: { sorts?: boolean; authorization?: string } = {}) => {
+        const statements = await capture(url, options.authorization);
+        expect(statements.length).to.be.above(0);
+        for (const statement of statements) {
+            expect(await problems(statement.sql, statement.params, options.sorts ?? true), `${url}: ${statement.sql}`).to.equal([]);
+        }
+    };
+
+    it('walks indexes in order for the apps a caller reaches: member projects and collaborator grants, merged', async () => {
+        await expectPlans('/v1/apps');
+        const first = await call('GET', '/v1/apps?limit=10', token);
+        const next = /<([^>]+)>/.exec(first.headers.link as string)![1]!;
+        await expectPlans(next);
+        await expectPlans(`/v1/apps?projectId=${projects[1]}`);
+        await expectPlans(`/v1/projects/${projects[1]}/apps`);
+    });
+
+    it('walks indexes in order for projects, members, keys, deployments and cron runs', async () => {
+        await expectPlans('/v1/projects');
+        await expectPlans(`/v1/projects/${projects[1]}/members`, { authorization: owner.session });
+        await expectPlans('/v1/users/me/api-keys', { authorization: owner.session });
+        await expectPlans(`/v1/apps/${app.name}/deployments`);
+        await expectPlans(`/v1/apps/${app.name}/deployments?status=live`);
+        await expectPlans(`/v1/apps/${app.name}/cron-jobs/${jobId}/runs`);
+    });
+
+    it('reads logs through indexes: newest first, by level, by time, and by text', async () => {
+        await expectPlans(`/v1/apps/${app.name}/logs`);
+        await expectPlans(`/v1/apps/${app.name}/logs?level=warn`);
+        await expectPlans(`/v1/apps/${app.name}/logs?since=2026-01-01T00:00:00Z&until=2026-12-31T00:00:00Z`);
+        // A text search reads the text index (FTS5, or pg_trgm); PostgreSQL may sort the few matches it finds.
+        await expectPlans(`/v1/apps/${app.name}/logs?q=connection`, { sorts: dialect(knex) !== 'postgres' });
+    });
+});
+
+/** Tables of ROWS rows each: users, sessions, projects (the owner a member of three), memberships, apps, grants (40 the owner's), keys, deployments, logs, cron jobs and runs. */
+async function fill(knex: Knex, owner: TestUser, projects: string[], app: { id: string }, jobId: string): Promise<void> {
+    const time = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+    const batch = async (table: string, rows: object[]) => {
+        for (let i = 0; i < rows.length; i += 500) {
+            await knex(table).insert(rows.slice(i, i + 500));
+        }
+    };
+
+    const range = Array.from({ length: ROWS }, (_, i) => i);
+    const users = range.map((i) => ({ id: newId('usr'), email: `filler-${i}@example.com`, name: 'Filler', password_hash: 'x', created_at: time(i), updated_at: time(i) }));
+    await batch('users', users);
+    await batch('sessions', range.map((i) => ({ id: newId('ses'), user_id: users[i]!.id, created_at: time(i), expires_at: '2099-01-01T00:00:00.000Z' })));
+    const others = range.map((i) => ({ id: newId('prj'), name: `Other ${i}`, kind: 'team', status: 'active', created_by: null, created_at: time(i), updated_at: time(i) }));
+    await batch('projects', others);
+    await batch('memberships', range.map((i) => ({ project_id: i % 2 ? projects[1] : others[i]!.id, user_id: users[i]!.id, role: 'viewer', created_at: time(i), updated_at: time(i) })));
+    const apps = range.map((i) => ({
+        id: newId('app'), name: `filler-${i}`, project_id: i % 4 === 3 ? others[i]!.id : projects[i % 3], status: 'created', plan: 'starter', region: 'eu-west', instances: 1,
+        auto_deploy: false, created_at: time(i), updated_at: time(i)
+    }));
+    await batch('apps', apps);
+    await batch('collaborators', apps.map((granted, i) => ({
+        id: newId('col'), resource_type: 'app', resource_id: granted.id, project_id: granted.project_id, user_id: i % 4 === 3 && i < 160 ? owner.id : users[i]!.id,
+        permissions: '["view"]', created_at: granted.created_at, updated_at: granted.created_at
+    })));
+    await batch('api_keys', range.map((i) => ({
+        id: newId('key'), user_id: i % 2 ? owner.id : users[i]!.id, name: 'filler', prefix: `svk_f${i}`, secret_hash: '0'.repeat(64), scopes: '["apps:read"]', created_at: time(i)
+    })));
+    const config = JSON.stringify({ plan: 'starter', region: 'eu-west', instances: 1, buildCommand: null, startCommand: null, repository: null, environment: [], processes: [], databases: [] });
+    await batch('deployments', range.map((i) => ({
+        id: newId('dep'), resource_type: 'app', resource_id: i % 2 ? app.id : apps[i]!.id, project_id: projects[0], status: i % 3 ? 'superseded' : 'live', driver: 'records', trigger: 'manual',
+        config, created_at: time(i), updated_at: time(i)
+    })));
+    const levels = ['debug', 'info', 'warn', 'error'];
+    await batch('log_lines', range.map((i) => ({
+        resource_type: 'app', resource_id: i % 2 ? app.id : apps[i]!.id, project_id: projects[0], stream: 'runtime', level: levels[i % 4],
+        message: i % 6 ? `GET /users/${i} 200` : `error: connection refused ${i}`, timestamp: time(i)
+    })));
+    await batch('app_cron_jobs', range.map((i) => ({
+        id: newId('crn'), app_id: apps[i]!.id, project_id: apps[i]!.project_id, name: 'filler', schedule: '0 3 * * *', command: 'x', status: 'paused', created_at: time(i), updated_at: time(i)
+    })));
+    await batch('app_cron_runs', range.map((i) => ({
+        id: newId('run'), cron_job_id: jobId, app_id: app.id, project_id: projects[0], status: 'recorded', trigger: 'schedule', driver: 'records', created_at: time(i)
+    })));
+}

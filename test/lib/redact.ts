@@ -1,0 +1,49 @@
+import * as Code from '@hapi/code';
+import * as Lab from '@hapi/lab';
+
+import { generateApiKey } from '../../lib/api-key-token';
+import { redact } from '../../lib/redact';
+
+// What the log and the security events cut out: credentials by their shape, and nothing else.
+const { describe, it } = exports.lab = Lab.script();
+const { expect } = Code;
+
+describe('redact', () => {
+
+    it('cuts an API key out with or without its marker, with the marker in any case, anywhere in a path', () => {
+        const { token, prefix, secret } = generateApiKey();
+        const unmarked = `${prefix}_${secret}`;
+        for (const text of [
+            `key ${token} used`, `GET /v1/apps/${token}`, `GET /v1/apps/SVK_${unmarked}/logs`, `GET /v1/apps/Svk_${unmarked}`,
+            `GET /v1/apps/${unmarked}`, `GET /v1/apps/${unmarked}/logs`, `"path":"/x/${unmarked}?a=1"`, `token=${unmarked}`
+        ]) {
+            const redacted = redact(text);
+            expect(redacted, text).to.not.include(secret);
+            expect(redacted, text).to.include('[redacted]');
+        }
+
+        expect(redact(`GET /v1/apps/${unmarked}/logs`)).to.equal('GET /v1/apps/[redacted]/logs');
+        expect(redact(`prefix svk_${prefix} is public`)).to.equal(`prefix svk_${prefix} is public`);
+    });
+
+    it('cuts out refresh tokens in any case and JWTs, as before', () => {
+        expect(redact('refresh svr_AbCdEf0123456789 and SVR_AbCdEf0123456789')).to.equal('refresh [redacted] and [redacted]');
+        expect(redact('Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln')).to.equal('Bearer [redacted]');
+    });
+
+    it('leaves ordinary words, identifiers, hashes and mistyped shapes alone', () => {
+        const { prefix, secret } = generateApiKey();
+        const ordinary = [
+            'internationalization_and_localization_of_user_interfaces',
+            'GET /v1/apps/shop-prod/deployments/dep_AbCdEfGh01234567/logs',
+            `commit abcdef01_${'0123456789abcdef'.repeat(3)}`,
+            `build_${'a'.repeat(45)}`,
+            'Mississippi_Supercalifragilisticexpialidocious0123456789xy',
+            `${prefix}_${secret.slice(0, -1)}${secret.endsWith('a') ? 'b' : 'a'}`,
+            'eyjafjallajokull erupted in 2010'
+        ];
+        for (const text of ordinary) {
+            expect(redact(text), text).to.equal(text);
+        }
+    });
+});
