@@ -6,6 +6,8 @@ import * as Path from 'node:path';
 
 import autocannon from 'autocannon';
 
+import { SEARCH_WORD } from './lists-server';
+
 interface Target {
     label: string;
     url: string;
@@ -49,15 +51,60 @@ async function compare(baseline: Target, subject: Target): Promise<{ baseline: n
 // never compete for one core (run-to-run noise here is otherwise ±20%); elsewhere both float.
 const PINNED = process.env.BENCH_PINNED === '1';
 
-function startServer(script: string): Promise<{ child: ChildProcess.ChildProcess; port: number; mcpPort: number; token: string }> {
+function startServer<T extends object = { port: number; mcpPort: number; token: string }>(script: string, args: string[] = []): Promise<T & { child: ChildProcess.ChildProcess }> {
     return new Promise((resolve, reject) => {
         const file = Path.join(__dirname, script);
         const child = PINNED
-            ? ChildProcess.spawn('taskset', ['-c', '0', process.execPath, file], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-            : ChildProcess.fork(file, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-        child.once('message', (message: { port: number; mcpPort: number; token: string }) => resolve({ child, ...message }));
+            ? ChildProcess.spawn('taskset', ['-c', '0', process.execPath, file, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+            : ChildProcess.fork(file, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+        child.once('message', (message: T) => resolve({ child, ...message }));
         child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
     });
+}
+
+const rate = (label: string, value: number) => `  ${label.padEnd(44)} ${value.toFixed(0).padStart(8)} req/s`;
+const ratio = (value: number, target: number) => `  ${'ratio'.padEnd(44)} ${value.toFixed(3).padStart(8)}   (target >= ${target})`;
+
+interface ListsServer {
+    port: number;
+    tokens: { small: string; large: string; logs: string };
+    logApps: { small: string; large: string };
+    counts: { smallApps: number; largeApps: number; smallLines: number; largeLines: number };
+}
+
+/** Lists and logs whose cost is the page: the same request against 100 and 100,000 reachable apps, and a text search
+ * over 10,000 and 1,000,000 log lines of one app, on one database. */
+async function listsAndLogs(database: 'sqlite' | 'postgres'): Promise<void> {
+    const started = Date.now();
+    const server = await startServer<ListsServer>('lists-server.js', [database]);
+    try {
+        const base = `http://127.0.0.1:${server.port}`;
+        const { counts } = server;
+        console.log(`\nLists and logs on ${database === 'sqlite' ? 'SQLite' : 'PostgreSQL'} (filled in ${((Date.now() - started) / 1000).toFixed(0)} s)`);
+        const page = (who: 'small' | 'large'): Target => ({ label: `${who} page`, url: `${base}/v1/apps?limit=50`, headers: { authorization: server.tokens[who] } });
+        const pages = await compare(page('small'), page('large'));
+        console.log(`GET /v1/apps?limit=50 with an API key, five member projects`);
+        console.log(rate(`${counts.smallApps} reachable apps`, pages.baseline));
+        console.log(rate(`${counts.largeApps.toLocaleString('en')} reachable apps`, pages.subject));
+        console.log(ratio(pages.ratio, 0.8));
+
+        const trivial = await compare({ label: 'trivial', url: `${base}/bench/trivial` }, page('small'));
+        console.log(`GET /v1/apps?limit=50 (${counts.smallApps} apps) against a trivial hapi route in the same server`);
+        console.log(rate('trivial route, no auth', trivial.baseline));
+        console.log(rate('page of 50 apps', trivial.subject));
+        console.log(ratio(trivial.ratio, 0.25));
+
+        const search = (who: 'small' | 'large'): Target => ({ label: `${who} search`, url: `${base}/v1/apps/${server.logApps[who]}/logs?q=${SEARCH_WORD}&limit=100`, headers: { authorization: server.tokens.logs } });
+        const searches = await compare(search('small'), search('large'));
+        console.log(`GET /v1/apps/{appName}/logs?q=${SEARCH_WORD}&limit=100 (1% of the lines match)`);
+        console.log(rate(`${counts.smallLines.toLocaleString('en')} lines`, searches.baseline));
+        console.log(rate(`${counts.largeLines.toLocaleString('en')} lines`, searches.subject));
+        console.log(ratio(searches.ratio, 0.5));
+    }
+    finally {
+        server.child.send('stop');
+        await new Promise((resolve) => server.child.once('exit', resolve));
+    }
 }
 
 /** A tools/call of the list tool, checked once to succeed, so the load measures answers and not refusals. */
@@ -112,6 +159,15 @@ async function main(): Promise<void> {
     }
     finally {
         api.child.send('stop');
+        await new Promise((resolve) => api.child.once('exit', resolve));
+    }
+
+    await listsAndLogs('sqlite');
+    if (process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL) {
+        await listsAndLogs('postgres');
+    }
+    else {
+        console.log('\nLists and logs on PostgreSQL: skipped (set BENCH_POSTGRES_URL, e.g. postgres://postgres@127.0.0.1:5432/test)');
     }
 }
 
