@@ -132,7 +132,7 @@ describe('app logs, metrics and traces', () => {
             expect(recent.result.map((s: { name: string }) => s.name)).to.equal(['GET /health']);
         });
 
-        it('has none for an app whose driver records none', async () => {
+        it('answers an empty list for an app with no recorded span', async () => {
             const quiet = await createApp(instance.server, owner);
             expect((await call('GET', `/v1/traces/${quiet.name}`, owner.session)).result).to.equal([]);
         });
