@@ -16,11 +16,11 @@ export interface ProjectsPluginOptions {
 export const projectsPlugin: FamilyPlugin<ProjectsPluginOptions> = {
     name: 'hostless-projects',
     table: projectsTable,
-    dependencies: ['hostless-auth', 'hostless-notifications'],
+    dependencies: ['hostless-auth', 'hostless-invitations'],
     register(server, options) {
         const auth = server.plugins['hostless-auth'];
         const projects = new ProjectsService(options.knex, auth.reader, auth.lists, auth.kinds);
-        const members = new MembersService(options.knex, auth.lists, server.plugins['hostless-notifications'].outbox);
+        const members = new MembersService(options.knex, auth.lists, server.plugins['hostless-invitations'].invitations);
         bindRoutes(server, projectsTable, { ...projectRoutes(projects), ...memberRoutes(members) }, { project: Project });
     }
 };

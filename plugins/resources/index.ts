@@ -21,7 +21,7 @@ export interface ResourcesPluginOptions {
 
 export const resourcesPlugin: NamedPlugin<ResourcesPluginOptions> = {
     name: 'hostless-resources',
-    dependencies: ['hostless-auth', 'hostless-jobs'],
+    dependencies: ['hostless-auth', 'hostless-jobs', 'hostless-invitations'],
     register(server, options) {
         const { queue } = server.plugins['hostless-jobs'];
         const services = createRuntimeServices({
@@ -33,7 +33,8 @@ export const resourcesPlugin: NamedPlugin<ResourcesPluginOptions> = {
             sealKey: deriveKey(options.encryptionKey, 'secrets-at-rest'),
             dns: new DnsProbe({ ...(options.dnsServers ? { servers: options.dnsServers } : {}) }),
             githubApiUrl: options.githubApiUrl,
-            outboundAllowlist: options.outboundAllowlist
+            outboundAllowlist: options.outboundAllowlist,
+            invitations: server.plugins['hostless-invitations'].invitations
         });
 
         queue.handle(DEPLOY_JOB, (payload: { deploymentId: string }, context) => services.deployments.run(payload.deploymentId, context));
