@@ -1,4 +1,5 @@
 import type { NamedPlugin } from '@hapi/hapi';
+import Hoek from '@hapi/hoek';
 import type { Knex } from 'knex';
 
 import { deriveKey } from '../../lib/crypto';
@@ -24,6 +25,7 @@ export const resourcesPlugin: NamedPlugin<ResourcesPluginOptions> = {
     dependencies: ['hostless-auth', 'hostless-jobs', 'hostless-invitations'],
     register(server, options) {
         const { queue } = server.plugins['hostless-jobs'];
+        Hoek.assert(server.plugins['hostless-invitations'], 'Register the hostless-invitations plugin before the resources plugin: collaborators join by accepting an invitation');
         const services = createRuntimeServices({
             knex: options.knex,
             reader: server.plugins['hostless-auth'].reader,
