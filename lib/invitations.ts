@@ -39,9 +39,9 @@ export interface InvitationView {
     projectId: string;
     role: Role | null;                                          // a project invitation's role
     permissions: Permission[] | null;                           // a collaborator invitation's permissions
+    invitedBy: { userId: string; email: string; name: string } | null;
     userId: string;                                             // the invited account
     email: string;
-    invitedBy: { userId: string; email: string; name: string } | null;
     createdAt: string;
     expiresAt: string;
 }
@@ -277,9 +277,9 @@ export class Invitations {
             projectId: row.project_id,
             role: row.role,
             permissions: row.permissions === null ? null : JSON.parse(row.permissions) as Permission[],
+            invitedBy: row.invited_by && row.inviter_email ? { userId: row.invited_by, email: row.inviter_email, name: row.inviter_name ?? '' } : null,
             userId: row.user_id,
             email: row.email,
-            invitedBy: row.invited_by && row.inviter_email ? { userId: row.invited_by, email: row.inviter_email, name: row.inviter_name ?? '' } : null,
             createdAt: row.created_at,
             expiresAt: row.expires_at
         };
