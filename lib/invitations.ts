@@ -105,7 +105,7 @@ export class Invitations {
             expires_at: expiresAt
         };
         const key = { resource_type: target.type, resource_id: target.id, user_id: userId };
-        const existing: Row | undefined = await trx('invitations').where(key).first();
+        const existing = await trx<Row>('invitations').where(key).first();
         await trx('invitations')
             .insert({ id: newId('inv'), ...key, project_id: target.projectId, ...columns, created_at: new Date(now).toISOString() })
             .onConflict(['resource_type', 'resource_id', 'user_id'])
@@ -219,7 +219,7 @@ export class Invitations {
     }
 
     private async own(trx: Knex.Transaction, id: string, userId: string): Promise<Row> {
-        const row: Row | undefined = await trx('invitations').where({ id, user_id: userId }).first();
+        const row = await trx<Row>('invitations').where({ id, user_id: userId }).first();
         if (!row) {
             throw Boom.notFound('Invitation not found');
         }

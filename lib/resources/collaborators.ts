@@ -85,7 +85,7 @@ export class Collaborators {
                 type: 'collaborator.granted', userId: user.id, actor: inviter.id, data: { resourceType: resource.type, resourceName: resource.name, permissions }
             });
             const [view] = (await this.list(resource, trx)).filter((collaborator) => collaborator.userId === user.id && collaborator.status === 'active');
-            return { status: 200 as const, body: view! };
+            return { status: 200 as const, body: view };
         });
     }
 

@@ -81,10 +81,26 @@ export function caller(server: () => Server) {
         server().inject({ method, url, headers: { ...headers, ...(authorization ? { authorization } : {}) }, ...(payload !== undefined ? { payload } : {}) });
 }
 
+/** An invitation as GET /v1/users/me/invitations shows it (lib/invitations.ts). */
+export interface InvitationBody {
+    id: string;
+    status: string;
+    resourceType: string;
+    resourceName: string;
+    projectId: string;
+    role: string | null;
+    permissions: string[] | null;
+    invitedBy: { userId: string; email: string; name: string } | null;
+    userId: string;
+    email: string;
+    createdAt: string;
+    expiresAt: string;
+}
+
 /** Accepts, as `user` (with their session), the newest of their invitations that `match` picks; answers the acceptance. */
-export async function acceptInvitation(server: Server, user: { session: string }, match: (invitation: any) => boolean = () => true): Promise<any> {
+export async function acceptInvitation(server: Server, user: { session: string }, match: (invitation: InvitationBody) => boolean = () => true): Promise<InvitationBody> {
     const listed = await server.inject({ method: 'GET', url: '/v1/users/me/invitations', headers: { authorization: user.session } });
-    const invitation = (listed.result as any[]).find(match);
+    const invitation = (listed.result as InvitationBody[]).find(match);
     if (!invitation) {
         throw new Error(`no such invitation: ${listed.payload}`);
     }
@@ -94,7 +110,7 @@ export async function acceptInvitation(server: Server, user: { session: string }
         throw new Error(`accepting the invitation failed: ${res.statusCode} ${res.payload}`);
     }
 
-    return res.result;
+    return res.result as InvitationBody;
 }
 
 /** How anyone becomes a member: invited by `inviter` with a role, then accepting it, through the API. */
