@@ -70,6 +70,12 @@ export interface Fixture {
     value: string;
     project?: boolean;                                          // the fixture is a project: the tests' viewer joins it as viewer
     until?: { field: string; equals: string };                  // a read to repeat until the field has the value (work done by jobs)
+    by?: 'stranger';                                            // made by a fresh account, not the owner: `{strangerProject}` is its own project
+    /**
+     * The call invites the account its payload's `email` names (lib/invitations.ts): `value` is read from that
+     * invitation in the account's list (`pending`), or from the answer to its acceptance, through the API (`accepted`).
+     */
+    invitation?: 'pending' | 'accepted';
 }
 
 export interface RouteTable {

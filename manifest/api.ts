@@ -11,6 +11,7 @@ import { appsPlugin } from '../plugins/apps';
 import { authPlugin } from '../plugins/auth';
 import { dashboardPlugin } from '../plugins/dashboard';
 import { healthPlugin } from '../plugins/health';
+import { invitationsPlugin } from '../plugins/invitations';
 import { jobsPlugin } from '../plugins/jobs';
 import { logPlugin } from '../plugins/log';
 import { notificationsPlugin } from '../plugins/notifications';
@@ -23,7 +24,7 @@ import { DOCS_DIR } from './docs';
 import pkg from '../package.json';
 
 /** The families the API mounts, in order: their tables are exactly the routes it serves. */
-export const API_FAMILIES = [notificationsPlugin, accountsPlugin, apiKeysPlugin, projectsPlugin, securityEventsPlugin, oauthPlugin, appsPlugin, healthPlugin, dashboardPlugin] as const;
+export const API_FAMILIES = [notificationsPlugin, accountsPlugin, apiKeysPlugin, invitationsPlugin, projectsPlugin, securityEventsPlugin, oauthPlugin, appsPlugin, healthPlugin, dashboardPlugin] as const;
 
 
 /** The password that seals the dashboard's session cookie: derived from SESSION_SECRET, so rotating it signs everyone out. */
@@ -71,6 +72,7 @@ export function apiManifest(config: Config, knex: Knex, write: (line: string) =>
                 },
                 { plugin: accountsPlugin, options: { knex, passwordCost: config.passwordCost, signupEnabled: config.signupEnabled } },
                 { plugin: apiKeysPlugin, options: { knex } },
+                { plugin: invitationsPlugin, options: { knex } },
                 { plugin: projectsPlugin, options: { knex } },
                 { plugin: securityEventsPlugin, options: { knex, retentionDays: config.securityEventRetentionDays } },
                 {

@@ -19,17 +19,18 @@ import { mcpInstance, type McpInstance } from './helpers/mcp';
 // database, and answers the status its page states. A page states them in a comment the site and the MCP docs tools
 // leave out, right before each block: `<!-- expect: 201 200 -->`, one status per curl command of the block, in order.
 // Pages run in the docs' order and the examples of a page in its order, as a reader would run them: what one creates
-// fills the placeholders of the next (`dep_...` is the last deployment id an answer held). `$API`, `$KEY` (and
-// `svk_...`) and `$SESSION` are an account of the test's: the key holds the scopes the page's
-// `export ... KEY=svk_... # a key with ...` line names, else every scope. The addresses the examples name
-// (`ada@example.com`...) are accounts, unless an example registers them itself; GitHub is a fake on 127.0.0.1 holding
-// the repository and pull request the examples name.
+// fills the placeholders of the next (`dep_...` is the last deployment id an answer held; of a list, which is newest
+// first, its first item counts). `$API`, `$KEY` (and `svk_...`) and `$SESSION` are an account of the test's: the key
+// holds the scopes the page's `export ... KEY=svk_... # a key with ...` line names, else every scope. The addresses
+// the examples name (`ada@example.com`...) are accounts, unless an example registers them itself, each signed in with
+// its session in `$<NAME>_SESSION` (`$ADA_SESSION`); GitHub is a fake on 127.0.0.1 holding the repository and pull
+// request the examples name.
 const { describe, it, before, after } = exports.lab = Lab.script();
 const { expect } = Code;
 
 const execFile = Util.promisify(ChildProcess.execFile);
-const ID = /^(?:prj|app|dep|crn|run|prc|key|usr|svoc)_[0-9A-Za-z]{16}$/;
-const PLACEHOLDER = /\b(svk|prj|app|dep|crn|run|prc|key|usr|svoc)_\.\.\./g;
+const ID = /^(?:prj|app|dep|crn|run|prc|key|usr|svoc|inv)_[0-9A-Za-z]{16}$/;
+const PLACEHOLDER = /\b(svk|prj|app|dep|crn|run|prc|key|usr|svoc|inv)_\.\.\./g;
 // Blocks a person runs with a browser in the loop (the OAuth consent): marked `<!-- expect: interactive -->` and not
 // run here; test/browser/oauth.ts runs that flow end to end (docs/oauth.md: authorize, exchange, use, refresh,
 // revoke, disconnect). Few, and counted.
@@ -124,6 +125,7 @@ describe('the curl examples of docs/', () => {
     let user: TestUser;
     let api: string;
     const keys = new Map<string, string>();                     // page -> the $KEY it runs with
+    const sessions: Record<string, string> = {};                // `ADA_SESSION` -> the session of ada@example.com
     const last = new Map<string, string>();                     // id prefix -> the last id an answer held
 
     before(async () => {
@@ -154,6 +156,7 @@ describe('the curl examples of docs/', () => {
         for (const email of [...named].filter((address) => !registered.includes(address))) {
             const res = await server.inject({ method: 'POST', url: '/v1/auth/register', payload: { email, password: 'a long passphrase' } });
             expect(res.statusCode, email).to.equal(201);
+            sessions[`${email.split('@')[0]!.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_SESSION`] = `Bearer ${(res.result as { accessToken: string }).accessToken}`;
         }
     });
 
@@ -205,14 +208,13 @@ describe('the curl examples of docs/', () => {
                     .replaceAll('http://localhost:3000', api)
                     .replaceAll('http://localhost:3001', instance.url)
                     .replace(PLACEHOLDER, (placeholder, prefix: string) => prefix === 'svk' ? keys.get(page.path)! : last.get(prefix) ?? placeholder);
-                const env = { PATH: process.env.PATH, API: `${api}/v1`, KEY: keys.get(page.path), SESSION: user.session };
+                const env = { PATH: process.env.PATH, API: `${api}/v1`, KEY: keys.get(page.path), SESSION: user.session, ...sessions };
                 const { stdout } = await execFile('bash', ['-c', `${command} -w '\\n%{http_code}'`], { env, timeout: 30_000, maxBuffer: 16 * 1024 * 1024 });
                 const status = Number(stdout.slice(stdout.lastIndexOf('\n') + 1));
                 const body = stdout.slice(0, stdout.lastIndexOf('\n'));
                 expect(status, `${command}\n${body.slice(0, 500)}`).to.equal(example.status);
-                if (!Array.isArray(safeJson(body))) {
-                    remember(safeJson(body));
-                }
+                const answer = safeJson(body);
+                remember(Array.isArray(answer) ? answer[0] : answer);
 
                 await settled();
             });

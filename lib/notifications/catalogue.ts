@@ -16,7 +16,7 @@ export interface MessageType {
 
 export const CATEGORIES = {
     security: { description: 'Sign-ins from a new address and new API keys on your account. Always sent.', required: true },
-    projects: { description: 'When someone adds you to a project.', required: false }
+    projects: { description: 'Invitations to join a project, or to work on one of its apps or workers.', required: false }
 } as const satisfies Record<string, Category>;
 
 export type NotificationCategory = keyof typeof CATEGORIES;
@@ -46,12 +46,21 @@ Time: {{signedInAt}}
 If this was you, there is nothing to do. If it was not, change your password at once: a new password ends every
 other session ({{publicUrl}}/docs/authentication says how).`
     },
-    'projects.member_added': {
+    'projects.invited': {
         category: 'projects',
-        subject: 'You were added to the project {{project}}',
-        body: `{{addedBy}} added you to the project {{project}} on Hostless as {{role}}.
+        subject: '{{invitedBy}} invited you to the project {{project}}',
+        body: `{{invitedBy}} invited you to join the project {{project}} on Hostless as {{role}}.
 
-Open it at {{publicUrl}}/dashboard/projects/{{projectId}}.`
+You become a member only if you accept. Accept or decline at {{publicUrl}}/dashboard/invitations
+(or through the API: GET /v1/users/me/invitations). The invitation expires on {{expiresAt}}.`
+    },
+    'projects.collaborator_invited': {
+        category: 'projects',
+        subject: '{{invitedBy}} invited you to work on the {{kind}} {{resource}}',
+        body: `{{invitedBy}} invited you to work on the {{kind}} {{resource}} on Hostless, with the permissions: {{permissions}}.
+
+You get access only if you accept. Accept or decline at {{publicUrl}}/dashboard/invitations
+(or through the API: GET /v1/users/me/invitations). The invitation expires on {{expiresAt}}.`
     }
 } as const satisfies Record<string, MessageType>;
 

@@ -1,6 +1,7 @@
 import Joi from 'joi';
 
 import { OutsideClient, OutsideServiceError } from '../outside/http-client';
+import { fields, validationPreferences } from '../validation';
 import { isLoopbackUrl, MAX_REDIRECT_URI_LENGTH, redirectUriProblem } from './redirect-uri';
 
 // Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document; the MCP 2026-07-28 way for a client to
@@ -36,7 +37,7 @@ export function isMetadataDocumentId(clientId: string): boolean {
 
 const documentSchema = Joi.object({
     client_id: Joi.string().required(),
-    client_name: Joi.string().trim().min(1).max(128),
+    client_name: fields.text(128),                              // shown on the consent screen: nothing invisible nor reordering
     redirect_uris: Joi.array().items(Joi.string().max(MAX_REDIRECT_URI_LENGTH)).min(1).max(20).required(),
     token_endpoint_auth_method: Joi.string().valid('none'),
     grant_types: Joi.array().items(Joi.string()).has(Joi.string().valid('authorization_code')),
@@ -139,7 +140,7 @@ export class ClientMetadataDocuments {
     }
 
     private validate(clientId: string, url: URL, document: unknown): ClientMetadata {
-        const { value, error } = documentSchema.validate(document);
+        const { value, error } = documentSchema.validate(document, validationPreferences);
         if (error) {
             throw new ClientMetadataError(`its metadata document is not valid: ${error.details[0]!.message}`);
         }

@@ -141,7 +141,12 @@ export function sharedHandlers<R extends RuntimeResource>(family: RuntimeFamily<
         [`${f}.collaborators.upsert`]: route({
             params,
             payload: Joi.object<{ email: string; permissions: Permission[] }, true>({ email: fields.email().required(), permissions: permissions.required() }),
-            handler: (request) => services.collaborators.upsert(ref(request), request.payload.email, request.payload.permissions, access(request).user.id)
+            handler: async (request, h) => {
+                const { user, resource } = access(request);
+                const inviter = { id: user.id, email: user.email, member: resource?.role != null };
+                const answer = await services.collaborators.upsert(ref(request), request.payload.email, request.payload.permissions, inviter);
+                return h.response(answer.body).code(answer.status);
+            }
         }),
         [`${f}.collaborators.remove`]: route({
             params: collaboratorParams,

@@ -52,9 +52,11 @@ export const sharedRows = {
 
     collaborators(k: RuntimeKind): RouteRow[] {
         return [
-            r(`${k.family}.collaborators.list`, 'GET', `${one(k)}/collaborators`, k.scopes.read, `Users outside the project granted this ${k.noun}.`, { example: { setup: [k.fixture, `${k.fixture}Collaborator`], params: named(k) } }),
-            r(`${k.family}.collaborators.upsert`, 'PATCH', `${one(k)}/collaborators`, k.scopes.write, 'Grant or change a collaborator\'s permissions.', { example: { setup: [k.fixture], params: named(k), payload: { email: '{spareEmail}', permissions: ['view', 'deploy'] } } }),
-            r(`${k.family}.collaborators.remove`, 'DELETE', `${one(k)}/collaborators/{email}`, k.scopes.delete, 'Remove a collaborator.', {
+            r(`${k.family}.collaborators.list`, 'GET', `${one(k)}/collaborators`, k.scopes.read, `Users outside the project granted this ${k.noun} (\`status: "active"\`), and those invited to be (\`"pending"\`, \`"expired"\`).`, { example: { setup: [k.fixture, `${k.fixture}Collaborator`], params: named(k) } }),
+            r(`${k.family}.collaborators.upsert`, 'PATCH', `${one(k)}/collaborators`, k.scopes.write,
+                'Change a collaborator\'s permissions (200), or invite an account to be one (202, the same answer whether or not it exists; it takes effect when accepted).',
+                { example: { setup: [k.fixture], params: named(k), payload: { email: '{spareEmail}', permissions: ['view', 'deploy'] }, status: 202 } }),
+            r(`${k.family}.collaborators.remove`, 'DELETE', `${one(k)}/collaborators/{email}`, k.scopes.delete, 'Remove a collaborator, or withdraw their invitation.', {
                 example: { setup: [k.fixture, `${k.fixture}Collaborator`], params: named(k, { email: `{${k.fixture}Collaborator}` }), status: 204 }
             })
         ];

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 
 import type { FastReader } from '../db/fast-reader';
+import type { Invitations } from '../invitations';
 import { GitAccess } from '../git/access';
 import type { DnsProbe } from '../outside/dns-probe';
 import type { JobQueue } from '../queue/types';
@@ -28,6 +29,7 @@ export interface RuntimeServicesOptions {
     dns: DnsProbe;
     githubApiUrl: string;
     outboundAllowlist: readonly string[];
+    invitations: Invitations;                                   // how collaborators are invited (lib/invitations.ts)
 }
 
 export interface RuntimeServices {
@@ -62,7 +64,7 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
         logs,
         metrics: new Metrics(knex, reader),
         envVars,
-        collaborators: new Collaborators(knex),
+        collaborators: new Collaborators(knex, options.invitations),
         domains: new Domains(knex, queue, options.dns),
         allocation,
         deployments: new DeploymentEngine({

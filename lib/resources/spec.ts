@@ -47,7 +47,7 @@ export function runtimeKind(spec: RuntimeKindSpec): RuntimeKind {
             [`${f}Deployment`]: { route: `${spec.family}.deployments.create`, params: named, payload: {}, value: 'id' },
             [`${f}Live`]: { route: `${spec.family}.get`, params: named, value: 'liveDeploymentId', until: { field: 'status', equals: 'live' } },
             [`${f}Domain`]: { route: `${spec.family}.domains.add`, params: named, payload: { domain: '{unique}.example.com' }, value: 'domain' },
-            [`${f}Collaborator`]: { route: `${spec.family}.collaborators.upsert`, params: named, payload: { email: '{spareEmail}', permissions: ['view'] }, value: 'email' }
+            [`${f}Collaborator`]: { route: `${spec.family}.collaborators.upsert`, params: named, payload: { email: '{spareEmail}', permissions: ['view'] }, value: 'email', invitation: 'accepted' }
         }
     };
 }

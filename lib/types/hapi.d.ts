@@ -9,6 +9,7 @@ import type { FastReader } from '../db/fast-reader';
 import type { Lists } from '../lists';
 import type { Outbox } from '../notifications/outbox';
 import type { RuntimeServices } from '../resources/services';
+import type { Invitations } from '../invitations';
 
 declare module '@hapi/hapi' {
     interface UserCredentials {
@@ -42,6 +43,7 @@ declare module '@hapi/hapi' {
         'hostless-resources': { services: RuntimeServices };
         'hostless-jobs': { queue: JobQueue; mode: 'all' | 'api' | 'worker' };
         'hostless-notifications': { outbox: Outbox };
+        'hostless-invitations': { invitations: Invitations };
     }
 
     interface PluginsStates {

@@ -7,6 +7,8 @@ import { form, page, signedOut } from './dashboard-rows';
 // its access token, so every rule is the API's.
 const project = { projectId: '{project}' };
 const member = { projectId: '{project}', userId: 'usr_0000000000000000' };
+const invitation = { invitationId: 'inv_0000000000000000' };
+const sent = { projectId: '{project}', invitationId: 'inv_0000000000000000' };
 
 export const dashboardTable: RouteTable = {
     family: 'dashboard',
@@ -27,10 +29,16 @@ export const dashboardTable: RouteTable = {
         form('dashboard.projects.create', '/dashboard/projects', 'Create a team project.'),
         page('dashboard.project', '/dashboard/projects/{projectId}', 'One project: rename, members and roles, resources at a glance.', { ...signedOut, params: project }),
         form('dashboard.project.rename', '/dashboard/projects/{projectId}/rename', 'Rename a project.', project),
-        form('dashboard.members.invite', '/dashboard/projects/{projectId}/members', 'Add a member by email with a role.', project),
+        form('dashboard.members.invite', '/dashboard/projects/{projectId}/members', 'Invite someone by the email of their account, with a role.', project),
         form('dashboard.members.role', '/dashboard/projects/{projectId}/members/{userId}/role', 'Change a member\'s role.', member),
         page('dashboard.members.removeConfirm', '/dashboard/projects/{projectId}/members/{userId}/remove', 'Asks to confirm the removal of a member.', { ...signedOut, params: member }),
         form('dashboard.members.remove', '/dashboard/projects/{projectId}/members/{userId}/remove', 'Remove a member.', member),
+        form('dashboard.members.invitations.cancel', '/dashboard/projects/{projectId}/invitations/{invitationId}/cancel', 'Withdraw an invitation the project sent.', sent),
+        page('dashboard.project.leaveConfirm', '/dashboard/projects/{projectId}/leave', 'Asks to confirm leaving a project.', { ...signedOut, params: project }),
+        form('dashboard.project.leave', '/dashboard/projects/{projectId}/leave', 'Leave a project.', project),
+        page('dashboard.invitations', '/dashboard/invitations', 'Invitations to the user, to a project or to work on an app, each accepted or declined here.'),
+        form('dashboard.invitations.accept', '/dashboard/invitations/{invitationId}/accept', 'Accept an invitation.', invitation),
+        form('dashboard.invitations.decline', '/dashboard/invitations/{invitationId}/decline', 'Decline (or dismiss) an invitation.', invitation),
         page('dashboard.notifications', '/dashboard/account/notifications', 'The notification categories the user receives, security messages always on.'),
         form('dashboard.notifications.save', '/dashboard/account/notifications', 'Save which notification categories the user receives.'),
         page('dashboard.assets', '/dashboard/assets/{file*}', 'The dashboard\'s stylesheet and script.', { status: 200, params: { 'file*': 'dashboard.css' } }),

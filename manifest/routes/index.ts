@@ -10,6 +10,7 @@ import { databasesTable } from './databases';
 import { gitTable } from './git';
 import { healthTable } from './health';
 import { integrationsTable } from './integrations';
+import { invitationsTable } from './invitations';
 import { notificationsTable } from './notifications';
 import { oauthTable } from './oauth';
 import { projectsTable } from './projects';
@@ -20,7 +21,7 @@ import { workersTable } from './workers';
 
 /** Every route table, mounted or not: the source of truth for scopes, docs and the generated security tests. */
 export const ROUTE_TABLES: readonly RouteTable[] = [
-    accountsTable, apiKeysTable, projectsTable, securityEventsTable, notificationsTable, healthTable, oauthTable,
+    accountsTable, apiKeysTable, projectsTable, invitationsTable, securityEventsTable, notificationsTable, healthTable, oauthTable,
     appsTable, sitesTable, workersTable, cronJobsTable, databasesTable,
     integrationsTable, gitTable, virtualMachinesTable, billingTable, dashboardTable
 ];

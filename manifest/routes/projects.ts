@@ -4,7 +4,7 @@ import type { RouteTable } from '../../lib/route-table';
 export const projectsTable: RouteTable = {
     fixtures: {
         teamProject: { route: 'projects.create', payload: { name: 'Team {unique}' }, value: 'id', project: true },
-        member: { route: 'members.add', params: { projectId: '{project}' }, payload: { email: '{spareEmail}', role: 'developer' }, value: 'userId' }
+        member: { route: 'members.add', params: { projectId: '{project}' }, payload: { email: '{spareEmail}', role: 'developer' }, value: 'userId', invitation: 'accepted' }
     },
     family: 'projects',
     rows: [
@@ -44,8 +44,8 @@ export const projectsTable: RouteTable = {
         {
             id: 'members.add', method: 'POST', path: '/v1/projects/{projectId}/members', auth: 'session',
             policy: { role: 'admin' },
-            description: 'Add a registered user to a project by email with a role (admin or owner; only owners grant owner).',
-            example: { params: { projectId: '{project}' }, payload: { email: '{spareEmail}', role: 'developer' }, status: 201 }
+            description: 'Invite an account to a project by email with a role (admin or owner; only owners grant owner): 202, the same answer whether or not the account exists; they become a member when they accept.',
+            example: { params: { projectId: '{project}' }, payload: { email: '{spareEmail}', role: 'developer' }, status: 202 }
         },
         {
             id: 'members.patch', method: 'PATCH', path: '/v1/projects/{projectId}/members/{userId}', auth: 'session',

@@ -6,7 +6,7 @@ export const securityEventsTable: RouteTable = {
     rows: [
         {
             id: 'securityEvents.list', method: 'GET', path: '/v1/users/me/security-events', auth: 'session',
-            description: 'Sign-ins, failed sign-ins, ended sessions, key changes and operator actions on your account, newest first.',
+            description: 'Sign-ins, failed sign-ins, ended sessions, key changes, invitations and their answers, and operator actions on your account, newest first.',
             example: {}
         }
     ]

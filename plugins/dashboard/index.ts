@@ -14,6 +14,7 @@ import { accountRoutes } from './routes/account';
 import { connectedAppRoutes } from './routes/connected-apps';
 import { consentRoutes } from './routes/consent';
 import { docsRoutes } from './routes/docs';
+import { invitationRoutes } from './routes/invitations';
 import { keyRoutes } from './routes/keys';
 import { memberRoutes } from './routes/members';
 import { notificationRoutes } from './routes/notifications';
@@ -52,7 +53,7 @@ function formBodies(handlers: RouteHandlers): RouteHandlers {
 export const dashboardPlugin: FamilyPlugin<DashboardPluginOptions> = {
     name: 'hostless-dashboard',
     table: dashboardTable,
-    dependencies: ['hostless-auth', 'hostless-accounts', 'hostless-api-keys', 'hostless-projects', 'hostless-oauth', 'hostless-notifications'],
+    dependencies: ['hostless-auth', 'hostless-accounts', 'hostless-api-keys', 'hostless-invitations', 'hostless-projects', 'hostless-oauth', 'hostless-notifications'],
     async register(server, rawOptions) {
         const options: DashboardPluginOptions = Joi.attempt(rawOptions, schema, 'The dashboard plugin options are invalid:');
         await server.register([Inert, Vision], { once: true });
@@ -65,6 +66,7 @@ export const dashboardPlugin: FamilyPlugin<DashboardPluginOptions> = {
             ...keyRoutes(deps),
             ...projectRoutes(deps),
             ...memberRoutes(deps),
+            ...invitationRoutes(deps),
             ...notificationRoutes(deps),
             ...docsRoutes(deps, options.docsDir),
             ...consentRoutes(deps),

@@ -1,3 +1,4 @@
+import Hoek from '@hapi/hoek';
 import type { Knex } from 'knex';
 
 import { Project } from '../../lib/models/project';
@@ -16,11 +17,12 @@ export interface ProjectsPluginOptions {
 export const projectsPlugin: FamilyPlugin<ProjectsPluginOptions> = {
     name: 'hostless-projects',
     table: projectsTable,
-    dependencies: ['hostless-auth', 'hostless-notifications'],
+    dependencies: ['hostless-auth', 'hostless-invitations'],
     register(server, options) {
         const auth = server.plugins['hostless-auth'];
+        Hoek.assert(server.plugins['hostless-invitations'], 'Register the hostless-invitations plugin before the projects plugin: members join by accepting an invitation');
         const projects = new ProjectsService(options.knex, auth.reader, auth.lists, auth.kinds);
-        const members = new MembersService(options.knex, auth.lists, server.plugins['hostless-notifications'].outbox);
+        const members = new MembersService(options.knex, auth.lists, server.plugins['hostless-invitations'].invitations);
         bindRoutes(server, projectsTable, { ...projectRoutes(projects), ...memberRoutes(members) }, { project: Project });
     }
 };

@@ -1,4 +1,5 @@
 import type { NamedPlugin } from '@hapi/hapi';
+import Hoek from '@hapi/hoek';
 import type { Knex } from 'knex';
 
 import { deriveKey } from '../../lib/crypto';
@@ -21,9 +22,10 @@ export interface ResourcesPluginOptions {
 
 export const resourcesPlugin: NamedPlugin<ResourcesPluginOptions> = {
     name: 'hostless-resources',
-    dependencies: ['hostless-auth', 'hostless-jobs'],
+    dependencies: ['hostless-auth', 'hostless-jobs', 'hostless-invitations'],
     register(server, options) {
         const { queue } = server.plugins['hostless-jobs'];
+        Hoek.assert(server.plugins['hostless-invitations'], 'Register the hostless-invitations plugin before the resources plugin: collaborators join by accepting an invitation');
         const services = createRuntimeServices({
             knex: options.knex,
             reader: server.plugins['hostless-auth'].reader,
@@ -33,7 +35,8 @@ export const resourcesPlugin: NamedPlugin<ResourcesPluginOptions> = {
             sealKey: deriveKey(options.encryptionKey, 'secrets-at-rest'),
             dns: new DnsProbe({ ...(options.dnsServers ? { servers: options.dnsServers } : {}) }),
             githubApiUrl: options.githubApiUrl,
-            outboundAllowlist: options.outboundAllowlist
+            outboundAllowlist: options.outboundAllowlist,
+            invitations: server.plugins['hostless-invitations'].invitations
         });
 
         queue.handle(DEPLOY_JOB, (payload: { deploymentId: string }, context) => services.deployments.run(payload.deploymentId, context));

@@ -107,12 +107,13 @@ describe('the dashboard in a browser', { skip: !executablePath }, () => {
         }
     });
 
-    it('invites a second account by email into a project and changes its role', { timeout: TIMEOUT }, async () => {
+    it('invites a second account by email into a project, which accepts on its invitations page, and changes its role', { timeout: TIMEOUT }, async () => {
         const grace = { email: uniqueEmail('grace'), password: PASSWORD };
         const registered = await fetch(`${base}/v1/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(grace) });
         expect(registered.status).to.equal(201);
 
         const { context, page } = await fresh();
+        const invited = await fresh();
         try {
             const { submit } = await signUp(page, 'Owner');
             await submit();
@@ -124,8 +125,23 @@ describe('the dashboard in a browser', { skip: !executablePath }, () => {
             await page.getByLabel('Email of their account').fill(grace.email);
             await page.getByLabel('Role', { exact: true }).selectOption('developer');
             await page.getByRole('button', { name: 'Invite' }).click();
-            await page.getByText(`${grace.email} is now a member, with the role developer.`).waitFor();
+            await page.getByText(`If ${grace.email} has an account, they are invited as developer: they become a member when they accept.`).waitFor();
+            expect(await page.getByRole('row', { name: new RegExp(grace.email) }).getByRole('button', { name: `Withdraw the invitation of ${grace.email}` }).count()).to.equal(1);
+            await shot(page, 'project-invited');
 
+            await invited.page.goto(`${base}/dashboard/sign-in`);
+            await invited.page.getByLabel('Email').fill(grace.email);
+            await invited.page.getByLabel('Password').fill(PASSWORD);
+            await invited.page.getByRole('button', { name: 'Sign in' }).click();
+            await invited.page.waitForURL(`${base}/dashboard/projects`);
+            await invited.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Invitations' }).click();
+            await invited.page.waitForURL(`${base}/dashboard/invitations`);
+            await shot(invited.page, 'invitations');
+            await invited.page.getByRole('button', { name: 'Accept the invitation to the project Platform team' }).click();
+            await invited.page.getByText('You joined the project Platform team as developer.').waitFor();
+
+            await page.reload();
+            await page.getByText('No invitation is waiting for an answer.').waitFor();
             await page.getByLabel(`Role of ${grace.email}`).selectOption('admin');
             await page.getByRole('button', { name: `Change role of ${grace.email}` }).click();
             await page.getByText(`${grace.email} now has the role admin.`).waitFor();
@@ -142,6 +158,7 @@ describe('the dashboard in a browser', { skip: !executablePath }, () => {
             await page.getByText('The member is removed from the project.').waitFor();
         }
         finally {
+            await invited.context.close();
             await context.close();
         }
     });
@@ -195,7 +212,7 @@ describe('the dashboard in a browser', { skip: !executablePath }, () => {
             await submit();
             await page.waitForURL(`${base}/dashboard/projects`);
             const personal = await page.getByRole('link', { name: 'Personal' }).getAttribute('href');
-            for (const path of ['/dashboard/projects', personal!, '/dashboard/keys/new', '/docs/authentication', '/docs/search?q=scope']) {
+            for (const path of ['/dashboard/projects', personal!, '/dashboard/invitations', '/dashboard/keys/new', '/docs/authentication', '/docs/search?q=scope']) {
                 await page.goto(`${base}${path}`);
                 const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
                 expect(overflow, path).to.equal(0);

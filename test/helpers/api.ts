@@ -80,3 +80,60 @@ export function caller(server: () => Server) {
     return (method: string, url: string, authorization?: string, payload?: object | string, headers: Record<string, string> = {}): Promise<ServerInjectResponse<any>> =>
         server().inject({ method, url, headers: { ...headers, ...(authorization ? { authorization } : {}) }, ...(payload !== undefined ? { payload } : {}) });
 }
+
+/** An invitation as GET /v1/users/me/invitations shows it (lib/invitations.ts). */
+export interface InvitationBody {
+    id: string;
+    status: string;
+    resourceType: string;
+    resourceName: string;
+    projectId: string;
+    role: string | null;
+    permissions: string[] | null;
+    invitedBy: { userId: string; email: string; name: string } | null;
+    userId: string;
+    email: string;
+    createdAt: string;
+    expiresAt: string;
+}
+
+/** Accepts, as `user` (with their session), the newest of their invitations that `match` picks; answers the acceptance. */
+export async function acceptInvitation(server: Server, user: { session: string }, match: (invitation: InvitationBody) => boolean = () => true): Promise<InvitationBody> {
+    const listed = await server.inject({ method: 'GET', url: '/v1/users/me/invitations', headers: { authorization: user.session } });
+    const invitation = (listed.result as InvitationBody[]).find(match);
+    if (!invitation) {
+        throw new Error(`no such invitation: ${listed.payload}`);
+    }
+
+    const res = await server.inject({ method: 'POST', url: `/v1/users/me/invitations/${invitation.id}/accept`, headers: { authorization: user.session } });
+    if (res.statusCode !== 200) {
+        throw new Error(`accepting the invitation failed: ${res.statusCode} ${res.payload}`);
+    }
+
+    return res.result as InvitationBody;
+}
+
+/** How anyone becomes a member: invited by `inviter` with a role, then accepting it, through the API. */
+export async function joinProject(server: Server, inviter: { session: string }, projectId: string, user: { email: string; session: string }, role: string): Promise<void> {
+    const sent = await server.inject({ method: 'POST', url: `/v1/projects/${projectId}/members`, headers: { authorization: inviter.session }, payload: { email: user.email, role } });
+    if (sent.statusCode !== 202) {
+        throw new Error(`the invitation failed: ${sent.statusCode} ${sent.payload}`);
+    }
+
+    await acceptInvitation(server, user, (invitation) => invitation.resourceType === 'project' && invitation.projectId === projectId);
+}
+
+/** How anyone becomes a collaborator: invited on a resource (`/v1/apps/shop`, say) with permissions, then accepting it. */
+export async function collaborate(server: Server, inviter: { session: string }, resourcePath: string, user: { email: string; session: string }, permissions: readonly string[]): Promise<void> {
+    const sent = await server.inject({ method: 'PATCH', url: `${resourcePath}/collaborators`, headers: { authorization: inviter.session }, payload: { email: user.email, permissions } });
+    if (sent.statusCode === 200) {
+        return;                                                 // a collaborator already: the permissions changed at once
+    }
+
+    if (sent.statusCode !== 202) {
+        throw new Error(`the invitation failed: ${sent.statusCode} ${sent.payload}`);
+    }
+
+    const name = decodeURIComponent(resourcePath.split('/').pop()!);
+    await acceptInvitation(server, user, (invitation) => invitation.resourceType !== 'project' && invitation.resourceName === name);
+}

@@ -18,6 +18,7 @@ import { fields } from '../../lib/validation';
 import { accountsPlugin } from '../../plugins/accounts';
 import { apiKeysPlugin } from '../../plugins/api-keys';
 import { authPlugin } from '../../plugins/auth';
+import { invitationsPlugin } from '../../plugins/invitations';
 import { jobsPlugin } from '../../plugins/jobs';
 import { notificationsPlugin } from '../../plugins/notifications';
 import { projectsPlugin } from '../../plugins/projects';
@@ -136,6 +137,7 @@ export async function foreignServer(options: { start?: boolean } = {}): Promise<
         { plugin: notificationsPlugin, options: { knex, publicUrl: 'https://host.example', smtp: null, retentionDays: 90 } },
         { plugin: accountsPlugin, options: { knex, passwordCost: 1024 } },
         { plugin: apiKeysPlugin, options: { knex } },
+        { plugin: invitationsPlugin, options: { knex } },
         { plugin: projectsPlugin, options: { knex } },
         { plugin: widgetsPlugin, options: { knex } }
     ]);

@@ -7,7 +7,7 @@ import { randomBase62 } from '../../lib/base62';
 import type { CompiledRow, Fixture, RouteRow, RouteTable } from '../../lib/route-table';
 import { SCOPES, type Scope } from '../../lib/scopes';
 import { fixturesOf, ROUTE_TABLES } from '../../manifest/routes';
-import { createKey, login, register, uniqueEmail, uniqueName, type TestUser } from './api';
+import { createKey, joinProject, login, PASSWORD, register, uniqueEmail, uniqueName, type TestUser } from './api';
 import { sshPublicKey } from './ssh';
 
 // Turns a route table row and its example into real requests: the fixtures it needs are made through the API by the
@@ -25,14 +25,7 @@ export interface World {
 /** The owner, an outsider and a viewer of the owner's project; `tables` beyond the platform's bring their fixtures. */
 export async function createWorld(server: Server, tables: readonly RouteTable[] = []): Promise<World> {
     const [owner, outsider, viewer] = [await register(server, 'owner'), await register(server, 'outsider'), await register(server, 'viewer')];
-    const added = await server.inject({
-        method: 'POST', url: `/v1/projects/${owner.projectId}/members`, headers: { authorization: owner.session },
-        payload: { email: viewer.email, role: 'viewer' }
-    });
-    if (added.statusCode !== 201) {
-        throw new Error(`could not add the viewer: ${added.payload}`);
-    }
-
+    await joinProject(server, owner, owner.projectId, viewer, 'viewer');
     return { server, owner, outsider, viewer, keys: new Map(), fixtures: fixturesOf([...ROUTE_TABLES, ...tables]) };
 }
 
@@ -112,15 +105,19 @@ async function makeFixture(world: World, name: string, refs: Map<string, string>
         throw new Error(`fixture ${name} needs route ${fixture.route}, which is not mounted`);
     }
 
+    // A fixture made by someone else than the owner: a fresh account, whose own project the fixture may name.
+    const maker = fixture.by === 'stranger' ? await register(world.server, 'stranger') : world.owner;
+    values.strangerProject = maker.projectId;
     let path = route.path;
     for (const [param, template] of Object.entries(fixture.params ?? {})) {
         path = path.replace(`{${param}}`, substitute(template, values) as string);
     }
 
-    const session = (await login(world.server, world.owner)).session;
+    const payload = fixture.payload !== undefined ? substitute(fixture.payload, values) as Record<string, unknown> : undefined;
+    const session = (await login(world.server, maker)).session;
     const call = () => world.server.inject({
         method: route.method.toUpperCase(), url: path, headers: { authorization: session },
-        ...(fixture.payload !== undefined ? { payload: substitute(fixture.payload, values) as object } : {})
+        ...(payload !== undefined ? { payload } : {})
     });
     let res = await call();
     if (fixture.until) {
@@ -146,18 +143,35 @@ async function makeFixture(world: World, name: string, refs: Map<string, string>
         throw new Error(`fixture ${name} failed: ${res.statusCode} ${res.payload}`);
     }
 
-    const value = fixture.value.split('.').reduce((found: any, key: string) => found?.[key], res.result) as string;
+    const answer = fixture.invitation ? await answerInvitation(world, fixture.invitation, payload?.email as string, maker.id) : res.result;
+    const value = fixture.value.split('.').reduce((found: any, key: string) => found?.[key], answer) as string;
     if (fixture.project) {
-        const joined = await world.server.inject({
-            method: 'POST', url: `/v1/projects/${value}/members`, headers: { authorization: world.owner.session },
-            payload: { email: world.viewer.email, role: 'viewer' }
-        });
-        if (joined.statusCode !== 201) {
-            throw new Error(`the viewer could not join fixture ${name}: ${joined.payload}`);
-        }
+        const viewer = await login(world.server, world.viewer);
+        await joinProject(world.server, await login(world.server, world.owner), value, { email: world.viewer.email, session: viewer.session }, 'viewer');
     }
 
     return value;
+}
+
+/** The invitation a fixture sent, found in the invited account's list: as it is (`pending`) or as accepted. */
+async function answerInvitation(world: World, how: 'pending' | 'accepted', email: string, inviterId: string): Promise<unknown> {
+    const invitee = await login(world.server, { email, password: PASSWORD });
+    const listed = await world.server.inject({ method: 'GET', url: '/v1/users/me/invitations', headers: { authorization: invitee.session } });
+    const invitation = (listed.result as Array<{ id: string; invitedBy: { userId: string } | null }>).find((candidate) => candidate.invitedBy?.userId === inviterId);
+    if (!invitation) {
+        throw new Error(`${email} received no invitation: ${listed.payload}`);
+    }
+
+    if (how === 'pending') {
+        return invitation;
+    }
+
+    const accepted = await world.server.inject({ method: 'POST', url: `/v1/users/me/invitations/${invitation.id}/accept`, headers: { authorization: invitee.session } });
+    if (accepted.statusCode !== 200) {
+        throw new Error(`${email} could not accept the invitation: ${accepted.payload}`);
+    }
+
+    return accepted.result;
 }
 
 async function placeholderValues(world: World, example: RouteRow['example'], refs: Map<string, string>): Promise<Record<string, string>> {

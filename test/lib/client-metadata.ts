@@ -68,6 +68,7 @@ describe('Client ID Metadata Documents', () => {
         await refused(serve('no-redirects', { redirect_uris: [] }), /not valid/);
         await refused(serve('bad-redirect', { redirect_uris: ['http://example.com/cb'] }), /redirect URI that must use https/);
         await refused(serve('implicit', { response_types: ['token'] }), /not valid/);
+        await refused(serve('bidi-name', { client_name: 'Hostless\u202E ppA lanoiciffO' }), /^.*is not valid: "client_name" must not contain control or invisible formatting characters$/);
     });
 
     it('refuses what is not a JSON document of at most 5 KiB, answered directly', async () => {

@@ -115,6 +115,13 @@ describe('list and log plans', () => {
         await expectPlans(`/v1/apps/${app.name}/cron-jobs/${jobId}/runs`);
     });
 
+    it('walks indexes in order for a user\'s invitations and a project\'s', async () => {
+        await expectPlans('/v1/users/me/invitations', { authorization: owner.session });
+        const first = await call('GET', '/v1/users/me/invitations?limit=10', owner.session);
+        await expectPlans(/<([^>]+)>/.exec(first.headers.link as string)![1]!, { authorization: owner.session });
+        await expectPlans(`/v1/projects/${projects[1]}/invitations`, { authorization: owner.session });
+    });
+
     it('reads logs through indexes: newest first, by level, by time, and by text', async () => {
         await expectPlans(`/v1/apps/${app.name}/logs`);
         await expectPlans(`/v1/apps/${app.name}/logs?level=warn`);
@@ -124,7 +131,7 @@ describe('list and log plans', () => {
     });
 });
 
-/** Tables of ROWS rows each: users, sessions, projects (the owner a member of three), memberships, apps, grants (40 the owner's), keys, deployments, logs, cron jobs and runs. */
+/** Tables of ROWS rows each: users, sessions, projects (the owner a member of three), memberships, apps, grants (40 the owner's), invitations (half the owner's), keys, deployments, logs, cron jobs and runs. */
 async function fill(knex: Knex, owner: TestUser, projects: string[], app: { id: string }, jobId: string): Promise<void> {
     const time = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
     const batch = async (table: string, rows: object[]) => {
@@ -149,6 +156,13 @@ async function fill(knex: Knex, owner: TestUser, projects: string[], app: { id: 
         id: newId('col'), resource_type: 'app', resource_id: granted.id, project_id: granted.project_id, user_id: i % 4 === 3 && i < 160 ? owner.id : users[i]!.id,
         permissions: '["view"]', created_at: granted.created_at, updated_at: granted.created_at
     })));
+    await batch('invitations', range.map((i) => {
+        const target = i % 2 ? projects[1]! : others[i]!.id;
+        return {
+            id: newId('inv'), resource_type: 'project', resource_id: target, project_id: target, user_id: i % 2 ? users[i]!.id : owner.id, role: 'viewer', permissions: null,
+            invited_by: users[(i + 1) % ROWS]!.id, created_at: time(i), updated_at: time(i), expires_at: '2099-01-01T00:00:00.000Z'
+        };
+    }));
     await batch('api_keys', range.map((i) => ({
         id: newId('key'), user_id: i % 2 ? owner.id : users[i]!.id, name: 'filler', prefix: `svk_f${i}`, secret_hash: '0'.repeat(64), scopes: '["apps:read"]', created_at: time(i)
     })));

@@ -48,7 +48,8 @@ describe('shared field rules', () => {
             ['POST', '/v1/users/me/ssh-keys', (name) => ({ name, publicKey: sshPublicKey() }), 'name'],
             ['PATCH', '/v1/users/me', (name) => ({ name }), 'name'],
             ['POST', `/v1/apps/${appName}/deployments/new`, (branch) => ({ branch }), 'branch'],
-            ['PATCH', `/v1/apps/${appName}`, (branch) => ({ repository: { provider: 'github', repo: 'acme/shop', branch } }), 'repository.branch']
+            ['PATCH', `/v1/apps/${appName}`, (branch) => ({ repository: { provider: 'github', repo: 'acme/shop', branch } }), 'repository.branch'],
+            ['POST', '/v1/users/me/oauth-clients', (name) => ({ name, redirectUris: ['https://client.example/callback'] }), 'name']
         ];
         for (const [method, url, body, field] of names) {
             for (const [what, name] of Object.entries(INVISIBLE)) {
@@ -65,6 +66,7 @@ describe('shared field rules', () => {
         const projects = await call('GET', '/v1/projects', user.session);
         expect(projects.result.map((project: { name: string }) => project.name)).to.equal(['Personal']);
         expect((await call('GET', '/v1/users/me/api-keys', user.session)).result).to.equal([]);
+        expect((await call('GET', '/v1/users/me/oauth-clients', user.session)).result).to.equal([]);
     });
 
     it('accepts letters of any script and emoji in names', async () => {

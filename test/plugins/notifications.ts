@@ -6,7 +6,7 @@ import { parseApiKey } from '../../lib/api-key-token';
 import { listNotifications } from '../../lib/notifications/reader';
 import { pruneNotifications } from '../../lib/notifications/retention';
 import { runCli } from '../../manifest/cli';
-import { caller, createKey, login, register, type TestUser } from '../helpers/api';
+import { caller, createKey, joinProject, login, register, type TestUser } from '../helpers/api';
 import { eventually } from '../helpers/apps';
 import { testServer, type TestServer } from '../helpers/server';
 import { smtpSink, type SmtpSink } from '../helpers/smtp-sink';
@@ -141,25 +141,32 @@ describe('notifications', () => {
         expect((await messagesOf(instance.server, user.id)).map((row) => row.type)).to.equal(['security.sign_in_new_address']);
     });
 
-    it('tells a user they were added to a project, unless they switched project messages off; security messages still come', async () => {
+    it('tells a user they were invited to a project or to an app, once, unless they switched project messages off; security messages still come', async () => {
         const owner = await register(instance.server, 'owner');
         const project = (await call('POST', '/v1/projects', owner.session, { name: 'Shared Things' })).result;
         const keen = await register(instance.server, 'keen');
         const quiet = await register(instance.server, 'quiet');
         expect((await call('PATCH', '/v1/users/me/notification-preferences', quiet.session, { projects: false })).statusCode).to.equal(200);
-        for (const member of [keen, quiet]) {
-            expect((await call('POST', `/v1/projects/${project.id}/members`, owner.session, { email: member.email, role: 'developer' })).statusCode).to.equal(201);
+        for (const member of [keen, quiet, keen]) {
+            expect((await call('POST', `/v1/projects/${project.id}/members`, owner.session, { email: member.email, role: 'developer' })).statusCode).to.equal(202);
         }
 
-        const told = await settled(instance.server, keen, 'projects.member_added');
+        const told = await settled(instance.server, keen, 'projects.invited');
         expect(told.status).to.equal('sent');
-        expect(told.subject).to.equal('You were added to the project Shared Things');
-        expect(told.body).to.include([`${owner.email} added you to the project Shared Things on Hostless as developer.`, `/dashboard/projects/${project.id}`, '/dashboard/account/notifications']);
-        const suppressed = await settled(instance.server, quiet, 'projects.member_added');
+        expect(told.subject).to.equal(`${owner.email} invited you to the project Shared Things`);
+        expect(told.body).to.include([`${owner.email} invited you to join the project Shared Things on Hostless as developer.`, 'You become a member only if you accept.',
+            '/dashboard/invitations', 'The invitation expires on ', '/dashboard/account/notifications']);
+        const suppressed = await settled(instance.server, quiet, 'projects.invited');
         expect(suppressed.status).to.equal('suppressed');
         expect((await attemptsOf(instance.server, suppressed.id)).map((attempt) => attempt.outcome)).to.equal(['suppressed']);
-        expect(mailsTo(sink, keen.email)).to.have.length(1);
+        expect(mailsTo(sink, keen.email), 'invited twice, told once').to.have.length(1);
         expect(mailsTo(sink, quiet.email)).to.equal([]);
+
+        const app = await call('POST', '/v1/apps', owner.session, { name: `told-${keen.id.slice(4, 12).toLowerCase()}`, projectId: project.id });
+        expect((await call('PATCH', `/v1/apps/${app.result.name}/collaborators`, owner.session, { email: keen.email, permissions: ['view', 'deploy'] })).statusCode).to.equal(202);
+        const shared = await settled(instance.server, keen, 'projects.collaborator_invited');
+        expect(shared.subject).to.equal(`${owner.email} invited you to work on the app ${app.result.name}`);
+        expect(shared.body).to.include(`with the permissions: view, deploy.`);
 
         await createKey(instance.server, quiet, ['apps:read']);
         expect((await settled(instance.server, quiet, 'security.api_key_created')).status).to.equal('sent');
@@ -169,25 +176,24 @@ describe('notifications', () => {
         const owner = await register(instance.server, 'owner');
         const member = await register(instance.server, 'twice');
         const project = (await call('POST', '/v1/projects', owner.session, { name: 'Once' })).result;
-        for (const status of [201, 409]) {
-            expect((await call('POST', `/v1/projects/${project.id}/members`, owner.session, { email: member.email, role: 'viewer' })).statusCode).to.equal(status);
-        }
+        await joinProject(instance.server, owner, project.id, member, 'viewer');
+        expect((await call('POST', `/v1/projects/${project.id}/members`, owner.session, { email: member.email, role: 'viewer' })).statusCode).to.equal(409);
 
         const knex = instance.server.app.knex;
         const deliveries = () => knex('jobs').where({ type: 'notifications.deliver' }).count({ n: '*' }).first();
         const before = await deliveries();
         await expect(knex.transaction(async (trx) => {
-            await instance.server.plugins['hostless-notifications'].outbox.send(trx, { type: 'projects.member_added', userId: member.id, data: { project: 'Gone', projectId: project.id, role: 'viewer', addedBy: owner.email } });
+            await instance.server.plugins['hostless-notifications'].outbox.send(trx, { type: 'projects.invited', userId: member.id, data: { project: 'Gone', role: 'viewer', invitedBy: owner.email, expiresAt: 'never' } });
             throw new Error('the change failed');
         })).to.reject('the change failed');
-        expect((await messagesOf(instance.server, member.id)).map((row) => row.subject)).to.equal(['You were added to the project Once']);
+        expect((await messagesOf(instance.server, member.id)).map((row) => row.subject)).to.equal([`${owner.email} invited you to the project Once`]);
         expect(await deliveries()).to.equal(before);
     });
 
     it('refuses to send a message whose data lacks what its templates name', async () => {
         const user = await register(instance.server, 'incomplete');
         await expect(instance.server.app.knex.transaction((trx) =>
-            instance.server.plugins['hostless-notifications'].outbox.send(trx, { type: 'projects.member_added', userId: user.id, data: { project: 'P' } }))).to.reject('A projects.member_added message needs addedBy, role, projectId');
+            instance.server.plugins['hostless-notifications'].outbox.send(trx, { type: 'projects.invited', userId: user.id, data: { project: 'P' } }))).to.reject('A projects.invited message needs invitedBy, role, expiresAt');
         expect(await messagesOf(instance.server, user.id)).to.equal([]);
     });
 

@@ -8,8 +8,8 @@ import { formSchema, text } from '../forms';
 import { page, type PageDeps } from '../page';
 import { projectPage, projectParams, type Member, type Project } from './projects';
 
-// Members through /v1/projects/{projectId}/members: invite by the email of an account, change a role, remove
-// behind a confirmation page. Who may do what is the API's decision; its refusals show on the project page.
+// Members through /v1/projects/{projectId}/members: invite by the email of an account (the same answer whether or
+// not it has one: they join when they accept), change a role, remove behind a confirmation page. Who may do what is the API's decision; its refusals show on the project page.
 
 const memberParams = Joi.object({ projectId: fields.projectId().required(), userId: fields.id('usr').required() });
 
@@ -25,9 +25,9 @@ export function memberRoutes(deps: PageDeps): RouteHandlers {
             handler: page(deps, async (p) => {
                 const projectId = p.request.params.projectId as string;
                 const { email, role } = p.request.payload as { email: string; role: string };
-                const answer = await p.api.call<Member>('POST', membersUrl(projectId), { email, role });
-                if (answer.status === 201) {
-                    return p.redirect(projectUrl(projectId), `${answer.body.email} is now a member, with the role ${answer.body.role}.`);
+                const answer = await p.api.call<{ email: string; role: string }>('POST', membersUrl(projectId), { email, role });
+                if (answer.status === 202) {
+                    return p.redirect(projectUrl(projectId), `If ${answer.body.email} has an account, they are invited as ${answer.body.role}: they become a member when they accept.`);
                 }
 
                 const error = apiError(answer);

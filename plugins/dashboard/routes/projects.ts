@@ -9,7 +9,7 @@ import { page, type Page, type PageDeps } from '../page';
 import { resourcesAtAGlance } from '../resources';
 
 // Projects through /v1/projects: the list with a creation form, and one project's page with its resources, its
-// members (/v1/projects/{projectId}/members) and its settings. A change the API refuses is shown on the page with
+// members (/v1/projects/{projectId}/members), the invitations it sent (to admins) and its settings. A change the API refuses is shown on the page with
 // the API's status and message.
 
 export interface Project {
@@ -27,6 +27,15 @@ export interface Member {
     role: string;
 }
 
+/** An invitation the project sent, as its admins see it (GET /v1/projects/{projectId}/invitations). */
+interface PendingInvitation {
+    id: string;
+    email: string;
+    role: string;
+    status: 'pending' | 'expired';
+    expiresAt: string;
+}
+
 export const projectParams = Joi.object({ projectId: fields.projectId().required() });
 
 /** The project page, also answered when one of its forms failed: then with the API's status and message. */
@@ -34,12 +43,16 @@ export async function projectPage(p: Page, projectId: string, extra: { error?: s
     const base = `/v1/projects/${encodeURIComponent(projectId)}`;
     const project = required(await p.api.call<Project>('GET', base));
     const members = await p.api.call<Member[]>('GET', listUrl(`${base}/members`, extra.membersCursor));
+    const manage = project.role === 'owner' || project.role === 'admin';
+    const invitations = manage ? required(await p.api.call<PendingInvitation[]>('GET', listUrl(`${base}/invitations`))) : [];
     return p.view('project', {
         title: project.name,
         project,
         members: required(members),
         membersNext: nextCursor(members),
-        manage: project.role === 'owner' || project.role === 'admin',
+        invitations: invitations.map((invitation) => ({ ...invitation, expired: invitation.status === 'expired' })),
+        manage,
+        personal: project.kind === 'personal',
         roles: ROLES,
         resources: await resourcesAtAGlance(p.request.server, p.api, project.id),
         ...extra

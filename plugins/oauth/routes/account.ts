@@ -52,7 +52,7 @@ export function accountRoutes(deps: AccountDeps): RouteHandlers {
         'oauthClients.create': {
             validate: {
                 payload: Joi.object({
-                    name: Joi.string().trim().min(1).max(128).required(),
+                    name: fields.text(128).required(),
                     redirectUris: Joi.array().items(redirectUri).min(1).max(10).unique().required()
                         .messages({ 'array.unique': '"redirectUris" must not contain duplicates' })
                 })

@@ -28,8 +28,8 @@ export function memberRoutes(service: MembersService): RouteHandlers {
             },
             handler: async (request, h) => {
                 const { project, user } = access(request);
-                const member = await service.add(project!.id, { id: user.id, role: project!.role!, email: user.email }, request.payload as { email: string; role: Role });
-                return h.response(publicMember(member)).code(201);
+                const sent = await service.invite(project!.id, { id: user.id, role: project!.role!, email: user.email }, request.payload as { email: string; role: Role });
+                return h.response(sent).code(202);
             }
         },
         'members.patch': {

@@ -1,21 +1,18 @@
 import * as Boom from '@hapi/boom';
 import type { Knex } from 'knex';
 
-import { isUniqueViolation } from '../../../lib/db/errors';
-import type { Outbox } from '../../../lib/notifications/outbox';
+import { invitationSent, type Invitations } from '../../../lib/invitations';
 import { Membership, Project } from '../../../lib/models/project';
-import { normalizeEmail, User } from '../../../lib/models/user';
 import type { Lists, PageRequest } from '../../../lib/lists';
-import { Collaborators } from '../../../lib/resources/collaborators';
 import type { Page } from '../../../lib/pagination';
 import type { Role } from '../../../lib/roles';
 import { nowIso } from '../../../lib/time';
 import type { MemberRow } from '../serializers';
 
-// Members and roles. Admins manage developers and viewers; only owners grant, change or remove the owner role;
-// a project always keeps one owner.
+// Members and roles. Admins invite people (who become members by accepting) and manage developers and viewers;
+// only owners grant, change or remove the owner role; a project always keeps one owner.
 export class MembersService {
-    constructor(private readonly knex: Knex, private readonly lists: Lists, private readonly outbox: Outbox) { }
+    constructor(private readonly knex: Knex, private readonly lists: Lists, private readonly invitations: Invitations) { }
 
     async list(projectId: string, page: PageRequest): Promise<Page<MemberRow>> {
         return this.lists.page({
@@ -30,36 +27,28 @@ export class MembersService {
         }, page);
     }
 
-    /** Adds a member and tells them, in one transaction; any collaborator grants they held in the project end (their
-     * role governs them from now on). */
-    async add(projectId: string, caller: { id: string; role: Role; email: string }, input: { email: string; role: Role }): Promise<MemberRow> {
+    /**
+     * Invites an account to the project (lib/invitations.ts): it becomes a member when it accepts. The answer is the
+     * same whether or not the address has an account; a member already is 409 (every member sees the member list).
+     */
+    async invite(projectId: string, caller: { id: string; role: Role; email: string }, input: { email: string; role: Role }) {
         if (input.role === 'owner' && caller.role !== 'owner') {
             throw Boom.forbidden('Only owners can grant the owner role');
         }
 
-        const user = await User.query(this.knex).findOne({ email: normalizeEmail(input.email) });
-        if (!user) {
-            throw Boom.notFound('No account with that email address');
-        }
-
-        return this.knex.transaction(async (trx) => {
-            const now = nowIso();
-            try {
-                await Membership.query(trx).insert({ projectId, userId: user.id, role: input.role, createdAt: now, updatedAt: now });
-            }
-            catch (err) {
-                if (isUniqueViolation(err)) {
+        const user = await this.invitations.account(input.email);
+        if (user) {
+            await this.knex.transaction(async (trx) => {
+                if (await Membership.query(trx).findById([projectId, user.id])) {
                     throw Boom.conflict('That user is already a member of this project');
                 }
 
-                throw err;
-            }
+                const project = (await Project.query(trx).findById(projectId))!;
+                await this.invitations.send(trx, { type: 'project', id: projectId, projectId, name: project.name }, user.id, { role: input.role }, caller);
+            });
+        }
 
-            await Collaborators.endInProject(trx, projectId, user.id, caller.id);
-            const project = (await Project.query(trx).findById(projectId))!;
-            await this.outbox.send(trx, { type: 'projects.member_added', userId: user.id, data: { project: project.name, projectId, role: input.role, addedBy: caller.email } });
-            return this.get(trx, projectId, user.id);
-        });
+        return invitationSent(input.email, { role: input.role });
     }
 
     async changeRole(projectId: string, callerRole: Role, userId: string, role: Role): Promise<MemberRow> {

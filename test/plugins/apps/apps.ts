@@ -1,7 +1,7 @@
 import * as Code from '@hapi/code';
 import * as Lab from '@hapi/lab';
 
-import { caller, createKey, register, type TestUser } from '../../helpers/api';
+import { caller, collaborate, createKey, joinProject, register, type TestUser } from '../../helpers/api';
 import { createApp, deploymentSettled } from '../../helpers/apps';
 import { testServer, type TestServer } from '../../helpers/server';
 
@@ -20,7 +20,7 @@ describe('apps', () => {
         instance.server.plugins['hostless-jobs'].queue.start();
         owner = await register(instance.server, 'owner');
         viewer = await register(instance.server, 'viewer');
-        await call('POST', `/v1/projects/${owner.projectId}/members`, owner.session, { email: viewer.email, role: 'viewer' });
+        await joinProject(instance.server, owner, owner.projectId, viewer, 'viewer');
     });
 
     after(async () => {
@@ -129,7 +129,7 @@ describe('apps', () => {
         expect(logs.result[0].message).to.equal(`Restart of ${app.name} requested: 1 instance(s) recorded as restarted`);
     });
 
-    it('deletes an app with its deployments, domains, processes, cron jobs, collaborators and logs in one go', async () => {
+    it('deletes an app with its deployments, domains, processes, cron jobs, collaborators, invitations and logs in one go', async () => {
         const app = await createApp(instance.server, owner);
         const spare = await register(instance.server, 'spare');
         const deployment = await call('POST', `/v1/apps/${app.name}/deployments/new`, owner.session, {});
@@ -137,11 +137,13 @@ describe('apps', () => {
         await call('POST', `/v1/apps/${app.name}/custom-domains`, owner.session, { domain: `${app.name}.example.com` });
         await call('POST', `/v1/apps/${app.name}/worker-processes`, owner.session, { name: 'queue', command: 'node q.js' });
         await call('POST', `/v1/apps/${app.name}/cron-jobs`, owner.session, { name: 'nightly', schedule: '0 3 * * *', command: 'node n.js' });
-        await call('PATCH', `/v1/apps/${app.name}/collaborators`, owner.session, { email: spare.email, permissions: ['view'] });
+        await collaborate(instance.server, owner, `/v1/apps/${app.name}`, spare, ['view']);
+        const invited = await register(instance.server, 'invited');
+        await call('PATCH', `/v1/apps/${app.name}/collaborators`, owner.session, { email: invited.email, permissions: ['view'] });
 
         expect((await call('DELETE', `/v1/apps/${app.name}`, owner.session)).statusCode).to.equal(204);
         const knex = instance.server.app.knex;
-        for (const [table, column] of [['deployments', 'resource_id'], ['log_lines', 'resource_id'], ['domains', 'resource_id'], ['app_processes', 'app_id'], ['app_cron_jobs', 'app_id'], ['collaborators', 'resource_id'], ['env_vars', 'resource_id']] as const) {
+        for (const [table, column] of [['deployments', 'resource_id'], ['log_lines', 'resource_id'], ['domains', 'resource_id'], ['app_processes', 'app_id'], ['app_cron_jobs', 'app_id'], ['collaborators', 'resource_id'], ['invitations', 'resource_id'], ['env_vars', 'resource_id']] as const) {
             expect(await knex(table).where(column, app.id), table).to.equal([]);
         }
 

@@ -1,7 +1,8 @@
 import * as Code from '@hapi/code';
 import * as Lab from '@hapi/lab';
 
-import { caller, createKey, register, type TestUser } from '../../helpers/api';
+import { caller, collaborate, createKey, joinProject, register, type TestUser } from '../../helpers/api';
+import { digest } from '../../helpers/db';
 import { createApp, deploymentSettled, eventually } from '../../helpers/apps';
 import { fakeDns, type FakeDns } from '../../helpers/fake-dns';
 import { testServer, type TestServer } from '../../helpers/server';
@@ -101,37 +102,57 @@ describe('app domains, collaborators, worker processes and cron jobs', () => {
 
     describe('collaborators', () => {
 
-        it('lose their grants when they join the project, and do not get them back when they leave it', async () => {
+        const collaborators = async (appName: string) => (await call('GET', `/v1/apps/${appName}/collaborators`, owner.session)).result as Array<Record<string, unknown>>;
+        const invitationsOf = async (user: TestUser) => (await call('GET', '/v1/users/me/invitations', user.session)).result as Array<{ id: string; resourceName: string }>;
+
+        it('lose their grants and invitations when they join the project, and do not get them back when they leave it', async () => {
             const team = (await call('POST', '/v1/projects', owner.session, { name: 'Grants' })).result;
             const app = await createApp(instance.server, owner, { projectId: team.id, environmentVariables: { SECRET: 'hidden' } });
+            const other = await createApp(instance.server, owner, { projectId: team.id });
             const contractor = await register(instance.server, 'contractor');
-            await call('PATCH', `/v1/apps/${app.name}/collaborators`, owner.session, { email: contractor.email, permissions: ['manage'] });
+            await collaborate(instance.server, owner, `/v1/apps/${app.name}`, contractor, ['manage']);
             expect((await call('GET', `/v1/apps/${app.name}`, contractor.session)).statusCode).to.equal(200);
+            expect((await call('PATCH', `/v1/apps/${other.name}/collaborators`, owner.session, { email: contractor.email, permissions: ['manage'] })).statusCode).to.equal(202);
+            const [pending] = await invitationsOf(contractor);
 
-            const joined = await call('POST', `/v1/projects/${team.id}/members`, owner.session, { email: contractor.email, role: 'viewer' });
-            expect(joined.statusCode).to.equal(201);
-            expect((await call('GET', `/v1/apps/${app.name}/collaborators`, owner.session)).result).to.equal([]);
+            await joinProject(instance.server, owner, team.id, contractor, 'viewer');
+            expect(await collaborators(app.name)).to.equal([]);
+            expect(await collaborators(other.name), 'the invitation to another app of the project ends too').to.equal([]);
+            expect((await call('POST', `/v1/users/me/invitations/${pending!.id}/accept`, contractor.session)).statusCode).to.equal(404);
             expect((await call('PATCH', `/v1/apps/${app.name}`, contractor.session, { buildCommand: 'evil' })).statusCode, 'a viewer now').to.equal(403);
 
             expect((await call('DELETE', `/v1/projects/${team.id}/members/${contractor.id}`, owner.session)).statusCode).to.equal(204);
             expect((await call('GET', `/v1/apps/${app.name}`, contractor.session)).statusCode, 'the old grant stays ended').to.equal(404);
             expect((await call('PATCH', `/v1/apps/${app.name}`, contractor.session, { buildCommand: 'evil' })).statusCode).to.equal(404);
             expect((await call('GET', `/v1/apps/${app.name}/environment-variables`, contractor.session)).statusCode).to.equal(404);
+            expect((await call('GET', `/v1/apps/${other.name}`, contractor.session)).statusCode).to.equal(404);
 
             const trail = (await call('GET', '/v1/users/me/security-events', contractor.session)).result;
             const ended = trail.find((event: { type: string }) => event.type === 'collaborator.ended');
-            expect(ended.data).to.include({ projectId: team.id, reason: 'joined the project as a member' });
+            expect(ended.actor).to.equal(contractor.id);
+            expect(ended.data).to.include({ projectId: team.id, reason: 'joined the project as a member', resources: [`app:${app.id}`] });
         });
 
-        it('are granted by email, see the one app and nothing else, and act within their permissions', async () => {
+        it('are invited by email, reach the one app once they accept, see nothing else, and act within their permissions', async () => {
             const app = await createApp(instance.server, owner, { environmentVariables: { TOKEN: 'sealed-value' } });
             await createApp(instance.server, owner, { name: 'not-shared-app' });
             const collaborator = await register(instance.server, 'collab');
-            const granted = await call('PATCH', `/v1/apps/${app.name}/collaborators`, owner.session, { email: collaborator.email, permissions: ['view'] });
-            expect(granted.statusCode).to.equal(200);
-            expect(granted.result).to.include({ userId: collaborator.id, email: collaborator.email, permissions: ['view'] });
-
             const key = await createKey(instance.server, collaborator, ['apps:read', 'apps:write', 'deployments:write']);
+            const invited = await call('PATCH', `/v1/apps/${app.name}/collaborators`, owner.session, { email: collaborator.email, permissions: ['view'] });
+            expect(invited.statusCode).to.equal(202);
+            expect(invited.result).to.equal({ email: collaborator.email, permissions: ['view'], status: 'invited', message: 'Invitation sent if the account exists: it takes effect when they accept it' });
+            expect((await call('GET', `/v1/apps/${app.name}`, key.token)).statusCode, 'not before accepting').to.equal(404);
+            expect((await call('GET', '/v1/apps', key.token)).result).to.equal([]);
+            const listed = await collaborators(app.name);
+            expect(listed).to.have.length(1);
+            expect(listed[0]).to.include({ userId: collaborator.id, email: collaborator.email, status: 'pending', permissions: ['view'] });
+
+            const [invitation] = await invitationsOf(collaborator);
+            expect(invitation).to.include({ resourceType: 'app', resourceName: app.name, projectId: owner.projectId, role: null, permissions: ['view'] });
+            expect((await call('POST', `/v1/users/me/invitations/${invitation!.id}/accept`, collaborator.session)).statusCode).to.equal(200);
+            const [granted] = await collaborators(app.name);
+            expect(granted).to.include({ userId: collaborator.id, email: collaborator.email, permissions: ['view'], status: 'active', expiresAt: null });
+
             expect((await call('GET', '/v1/apps', key.token)).result.map((a: { name: string }) => a.name)).to.equal([app.name]);
             expect((await call('GET', '/v1/apps/not-shared-app', key.token)).statusCode).to.equal(404);
             expect((await call('GET', `/v1/projects/${owner.projectId}`, collaborator.session)).statusCode).to.equal(404);
@@ -142,7 +163,9 @@ describe('app domains, collaborators, worker processes and cron jobs', () => {
             expect(denied.result.message).to.equal('Collaborator permission "deploy" is required for this action');
             expect((await call('POST', `/v1/apps/${app.name}/restart`, key.token)).result.message).to.equal('Collaborator permission "operate" is required for this action');
 
-            await call('PATCH', `/v1/apps/${app.name}/collaborators`, owner.session, { email: collaborator.email, permissions: ['deploy', 'operate'] });
+            const changed = await call('PATCH', `/v1/apps/${app.name}/collaborators`, owner.session, { email: collaborator.email, permissions: ['deploy', 'operate'] });
+            expect(changed.statusCode, 'a collaborator\'s permissions change at once').to.equal(200);
+            expect(changed.result).to.include({ userId: collaborator.id, permissions: ['deploy', 'operate'], status: 'active' });
             const deployment = await call('POST', `/v1/apps/${app.name}/deployments/new`, key.token, {});
             expect(deployment.statusCode).to.equal(201);
             await deploymentSettled(instance.server, owner, app.name, deployment.result.id);
@@ -156,17 +179,63 @@ describe('app domains, collaborators, worker processes and cron jobs', () => {
 
             expect((await call('DELETE', `/v1/apps/${app.name}/collaborators/${encodeURIComponent(collaborator.email)}`, owner.session)).statusCode).to.equal(204);
             expect((await call('GET', `/v1/apps/${app.name}`, key.token)).statusCode).to.equal(404);
+            const trail = (await call('GET', '/v1/users/me/security-events', collaborator.session)).result.map((event: { type: string }) => event.type);
+            expect(trail).to.include(['invitation.sent', 'invitation.accepted', 'collaborator.granted', 'collaborator.removed']);
         });
 
-        it('refuses an unknown email, a project member, and unknown permissions', async () => {
+        it('answer an unknown email as a known one and store nothing for it; refuse a project member to a member, and unknown permissions', async () => {
             const app = await createApp(instance.server, owner);
-            expect((await call('PATCH', `/v1/apps/${app.name}/collaborators`, owner.session, { email: 'nobody@example.test', permissions: ['view'] })).statusCode).to.equal(404);
+            const known = await register(instance.server, 'known');
+            // The database holds still while the background jobs (deliveries of earlier messages) are paused.
+            const unchanged = async <T>(action: () => Promise<T>): Promise<T> => {
+                const queue = instance.server.plugins['hostless-jobs'].queue;
+                await queue.stop();
+                try {
+                    const before = await digest(instance.server.app.knex);
+                    const result = await action();
+                    expect(await digest(instance.server.app.knex), 'nothing stored').to.equal(before);
+                    return result;
+                }
+                finally {
+                    queue.start();
+                }
+            };
+
+            const unknown = await unchanged(() => call('PATCH', `/v1/apps/${app.name}/collaborators`, owner.session, { email: 'nobody@example.test', permissions: ['view'] }));
+            const sent = await call('PATCH', `/v1/apps/${app.name}/collaborators`, owner.session, { email: known.email, permissions: ['view'] });
+            expect([unknown.statusCode, sent.statusCode]).to.equal([202, 202]);
+            expect({ ...unknown.result, email: null }).to.equal({ ...sent.result, email: null });
+
             const member = await register(instance.server, 'member');
-            await call('POST', `/v1/projects/${owner.projectId}/members`, owner.session, { email: member.email, role: 'developer' });
+            await joinProject(instance.server, owner, owner.projectId, member, 'developer');
             const refused = await call('PATCH', `/v1/apps/${app.name}/collaborators`, owner.session, { email: member.email, permissions: ['view'] });
             expect(refused.statusCode).to.equal(409);
+            expect(refused.result.message).to.equal('That user is a member of the app\'s project: their project role applies');
             expect((await call('PATCH', `/v1/apps/${app.name}/collaborators`, owner.session, { email: member.email, permissions: ['admin'] })).statusCode).to.equal(400);
             expect((await call('DELETE', `/v1/apps/${app.name}/collaborators/${encodeURIComponent(member.email)}`, owner.session)).statusCode).to.equal(404);
+            expect((await call('DELETE', `/v1/apps/${app.name}/collaborators/${encodeURIComponent('nobody@example.test')}`, owner.session)).statusCode).to.equal(404);
+
+            // A collaborator who manages the app does not see the project's members: a member is answered as anyone.
+            const manager = await register(instance.server, 'manager');
+            await collaborate(instance.server, owner, `/v1/apps/${app.name}`, manager, ['manage']);
+            const asked = await unchanged(() => call('PATCH', `/v1/apps/${app.name}/collaborators`, manager.session, { email: member.email, permissions: ['view'] }));
+            expect(asked.statusCode).to.equal(202);
+            expect({ ...asked.result, email: null }).to.equal({ ...unknown.result, email: null });
+        });
+
+        it('are withdrawn before they are accepted, and go with their app', async () => {
+            const [app, gone] = [await createApp(instance.server, owner), await createApp(instance.server, owner)];
+            const grace = await register(instance.server, 'grace');
+            for (const name of [app.name, gone.name]) {
+                expect((await call('PATCH', `/v1/apps/${name}/collaborators`, owner.session, { email: grace.email, permissions: ['view'] })).statusCode).to.equal(202);
+            }
+
+            expect((await invitationsOf(grace)).map((invitation) => invitation.resourceName).sort()).to.equal([app.name, gone.name].sort());
+            expect((await call('DELETE', `/v1/apps/${app.name}/collaborators/${encodeURIComponent(grace.email)}`, owner.session)).statusCode).to.equal(204);
+            expect((await call('DELETE', `/v1/apps/${gone.name}`, owner.session)).statusCode).to.equal(204);
+            expect(await invitationsOf(grace)).to.equal([]);
+            const trail = (await call('GET', '/v1/users/me/security-events', grace.session)).result;
+            expect(trail[0]).to.include({ type: 'invitation.canceled', actor: owner.id });
         });
     });
 

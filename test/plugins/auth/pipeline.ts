@@ -6,7 +6,7 @@ import * as Lab from '@hapi/lab';
 import { newId } from '../../../lib/ids';
 import { gateMessages } from '../../../plugins/auth/gate';
 import { policyMessages } from '../../../plugins/auth/policy';
-import { caller, createKey, register, type TestUser } from '../../helpers/api';
+import { caller, createKey, joinProject, register, type TestUser } from '../../helpers/api';
 import { foreignServer, type ForeignServer } from '../../helpers/foreign';
 
 // The precedence of api-contract.md section 2, step by step, on a family the pipeline has never seen (widgets),
@@ -46,7 +46,7 @@ describe('access pipeline', () => {
         viewer = await register(host.server, 'viewer');
         collaborator = await register(host.server, 'collab');
         ownerKey = (await createKey(host.server, owner, ['apps:read', 'apps:write'])).token;
-        await call('POST', `/v1/projects/${owner.projectId}/members`, owner.session, { email: viewer.email, role: 'viewer' });
+        await joinProject(host.server, owner, owner.projectId, viewer, 'viewer');
     });
 
     after(async () => {
@@ -239,7 +239,7 @@ describe('access pipeline', () => {
 
         it('applies a demotion at the next request, without a new key', async () => {
             const dev = await register(host.server, 'dev');
-            await call('POST', `/v1/projects/${owner.projectId}/members`, owner.session, { email: dev.email, role: 'developer' });
+            await joinProject(host.server, owner, owner.projectId, dev, 'developer');
             const key = (await createKey(host.server, dev, ['apps:write'])).token;
             await widget(owner, 'demoted');
             expect((await call('POST', '/v1/widgets/demoted/restart', key)).statusCode).to.equal(200);

@@ -7,7 +7,7 @@ import Joi from 'joi';
 import { listQuery } from '../../../lib/pagination';
 import { bindRoutes } from '../../../lib/route-table';
 import { sitesTable } from '../../../manifest/routes/sites';
-import { caller, login, register, type TestUser } from '../../helpers/api';
+import { caller, joinProject, login, PASSWORD, register, type TestUser } from '../../helpers/api';
 import { pageText, signedUp, Visitor } from '../../helpers/dashboard';
 import { testServer, type TestServer } from '../../helpers/server';
 
@@ -65,7 +65,7 @@ describe('dashboard projects', () => {
         expect(pageText(res.payload)).to.contain('"name" length must be less than or equal to 64 characters long');
     });
 
-    it('invites a member by email, changes their role, and removes them after a confirmation', async () => {
+    it('invites a member by email, who joins by accepting on their invitations page; changes their role, and removes them after a confirmation', async () => {
         const { visitor } = await signedUp(instance.server);
         const grace = await register(instance.server, 'grace');
         const projectId = await createProject(visitor, 'Team');
@@ -73,10 +73,23 @@ describe('dashboard projects', () => {
         await visitor.get(`/dashboard/projects/${projectId}`);
         const invited = await visitor.post(`/dashboard/projects/${projectId}/members`, { email: grace.email, role: 'developer' });
         expect(invited.statusCode).to.equal(302);
-        const page = await visitor.get(`/dashboard/projects/${projectId}`);
-        expect(pageText(page.payload)).to.contain(`${grace.email} is now a member, with the role developer.`);
-        expect(page.payload).to.contain(`<option value="developer" selected>developer</option>`);
+        let page = await visitor.get(`/dashboard/projects/${projectId}`);
+        expect(pageText(page.payload)).to.contain(`If ${grace.email} has an account, they are invited as developer: they become a member when they accept.`);
+        expect(pageText(page.payload)).to.contain(`Invitations not answered yet Email Role Expires Actions ${grace.email} developer`);
+        expect(page.payload).to.not.contain(`/members/${grace.id}/role`);
 
+        const guest = await signIn(grace);
+        const invitations = await guest.get('/dashboard/invitations');
+        expect(pageText(invitations.payload)).to.contain('the project Team developer dash');
+        const id = /\/dashboard\/invitations\/(inv_[0-9A-Za-z]{16})\/accept/.exec(invitations.payload)![1]!;
+        const accepted = await guest.post(`/dashboard/invitations/${id}/accept`);
+        expect(accepted.headers.location).to.equal(`/dashboard/projects/${projectId}`);
+        expect(pageText((await guest.get(accepted.headers.location as string)).payload)).to.contain('Team You joined the project Team as developer. team project · your role: developer');
+        expect(pageText((await guest.get('/dashboard/invitations')).payload)).to.contain('You have no invitations.');
+
+        page = await visitor.get(`/dashboard/projects/${projectId}`);
+        expect(pageText(page.payload)).to.contain('No invitation is waiting for an answer.');
+        expect(page.payload).to.contain(`<option value="developer" selected>developer</option>`);
         const changed = await visitor.post(`/dashboard/projects/${projectId}/members/${grace.id}/role`, { role: 'admin' });
         expect(changed.statusCode).to.equal(302);
         expect(pageText((await visitor.get(`/dashboard/projects/${projectId}`)).payload)).to.contain(`${grace.email} now has the role admin.`);
@@ -90,34 +103,101 @@ describe('dashboard projects', () => {
         expect((await call('GET', `/v1/projects/${projectId}`, (await login(instance.server, grace)).session)).statusCode).to.equal(404);
     });
 
-    it('shows the API\'s refusals on the project page: an unknown email, the last owner', async () => {
+    it('says the same for an address without an account, withdraws an invitation, and shows the API\'s refusals: the last owner', async () => {
         const { visitor } = await signedUp(instance.server);
+        const grace = await register(instance.server, 'grace');
         const projectId = await createProject(visitor, 'Solo');
         await visitor.get(`/dashboard/projects/${projectId}`);
 
         const unknown = await visitor.post(`/dashboard/projects/${projectId}/members`, { email: 'nobody@example.test', role: 'viewer' });
-        expect(unknown.statusCode).to.equal(404);
-        expect(pageText(unknown.payload)).to.contain('No account with that email address');
-        expect(unknown.payload).to.contain('value="nobody@example.test"');
+        expect(unknown.statusCode).to.equal(302);
+        expect(pageText((await visitor.get(`/dashboard/projects/${projectId}`)).payload)).to.contain('If nobody@example.test has an account, they are invited as viewer: they become a member when they accept.');
+        await visitor.post(`/dashboard/projects/${projectId}/members`, { email: grace.email, role: 'viewer' });
+        const page = await visitor.get(`/dashboard/projects/${projectId}`);
+        const id = /\/invitations\/(inv_[0-9A-Za-z]{16})\/cancel/.exec(page.payload)![1]!;
+        const withdrawn = await visitor.post(`/dashboard/projects/${projectId}/invitations/${id}/cancel`);
+        expect(withdrawn.headers.location).to.equal(`/dashboard/projects/${projectId}`);
+        expect(pageText((await visitor.get(`/dashboard/projects/${projectId}`)).payload)).to.contain('The invitation is withdrawn. ');
+        expect((await call('GET', '/v1/users/me/invitations', grace.session)).result).to.equal([]);
+        const again = await visitor.post(`/dashboard/projects/${projectId}/invitations/${id}/cancel`);
+        expect(again.statusCode).to.equal(404);
+        expect(pageText(again.payload)).to.contain('Invitation not found');
 
-        const me = /\/members\/(usr_[0-9A-Za-z]+)\/role/.exec(unknown.payload)![1]!;
+        const me = /\/members\/(usr_[0-9A-Za-z]+)\/role/.exec(again.payload)![1]!;
         const demoted = await visitor.post(`/dashboard/projects/${projectId}/members/${me}/role`, { role: 'viewer' });
         expect(demoted.statusCode).to.equal(409);
         expect(pageText(demoted.payload)).to.contain('A project must keep at least one owner');
+        const leave = await visitor.post(`/dashboard/projects/${projectId}/leave`);
+        expect(leave.statusCode).to.equal(409);
+        expect(pageText(leave.payload)).to.contain('You are the last owner of this project');
+    });
+
+    it('declines an invitation, dismisses an expired one, and accepts one to work on an app', async () => {
+        const owner = await register(instance.server, 'owner');
+        const { visitor, email } = await signedUp(instance.server);
+        const team = (await call('POST', '/v1/projects', owner.session, { name: 'Declined' })).result;
+        const other = (await call('POST', '/v1/projects', owner.session, { name: 'Lapsed' })).result;
+        const app = (await call('POST', '/v1/apps', owner.session, { name: `shared-${team.id.slice(4, 12).toLowerCase()}`, projectId: team.id })).result;
+        for (const project of [team, other]) {
+            await call('POST', `/v1/projects/${project.id}/members`, owner.session, { email, role: 'viewer' });
+        }
+
+        await call('PATCH', `/v1/apps/${app.name}/collaborators`, owner.session, { email, permissions: ['view', 'deploy'] });
+        await instance.server.app.knex('invitations').where({ resource_id: other.id }).update({ expires_at: new Date(Date.now() - 1000).toISOString() });
+
+        const page = await visitor.get('/dashboard/invitations');
+        const text = pageText(page.payload);
+        expect(text).to.contain(`the app ${app.name} view, deploy owner (${owner.email})`);
+        expect(text).to.contain('the project Declined viewer');
+        expect(text).to.match(/the project Lapsed viewer .* Expired Dismiss the invitation to the project Lapsed/);
+        const ids = [...page.payload.matchAll(/\/dashboard\/invitations\/(inv_[0-9A-Za-z]{16})\/(accept|decline)/g)].map((match) => `${match[2]} ${match[1]}`);
+        expect(ids.filter((id) => id.startsWith('accept')), 'no accept button for the expired one').to.have.length(2);
+
+        const invitations = (await call('GET', '/v1/users/me/invitations', (await login(instance.server, { email, password: PASSWORD })).session)).result as Array<{ id: string; resourceName: string }>;
+        const of = (name: string) => invitations.find((invitation) => invitation.resourceName === name)!.id;
+        expect((await visitor.post(`/dashboard/invitations/${of('Declined')}/decline`)).headers.location).to.equal('/dashboard/invitations');
+        expect(pageText((await visitor.get('/dashboard/invitations')).payload)).to.contain('The invitation is declined.');
+        const late = await visitor.post(`/dashboard/invitations/${of('Lapsed')}/accept`);
+        expect(late.statusCode).to.equal(409);
+        expect(pageText(late.payload)).to.contain('The invitation expired at');
+        expect((await visitor.post(`/dashboard/invitations/${of('Lapsed')}/decline`)).statusCode).to.equal(302);
+
+        await visitor.get('/dashboard/invitations');
+        const accepted = await visitor.post(`/dashboard/invitations/${of(app.name)}/accept`);
+        expect(accepted.headers.location).to.equal('/dashboard/invitations');
+        expect(pageText((await visitor.get('/dashboard/invitations')).payload)).to.contain(`You now work on the app ${app.name}, with the permissions view, deploy`);
+        expect(pageText(visitor.last!.payload)).to.contain('You have no invitations.');
+        expect((await call('GET', `/v1/projects/${team.id}/members`, owner.session)).result).to.have.length(1);
+    });
+
+    it('lets a member leave a project after a confirmation', async () => {
+        const owner = await register(instance.server, 'owner');
+        const { visitor, email, password } = await signedUp(instance.server);
+        const project = (await call('POST', '/v1/projects', owner.session, { name: 'Passing through' })).result;
+        const me = await login(instance.server, { email, password });
+        await joinProject(instance.server, owner, project.id, { email, session: me.session }, 'developer');
+
+        const page = await visitor.get(`/dashboard/projects/${project.id}`);
+        expect(page.payload).to.contain(`href="/dashboard/projects/${project.id}/leave"`);
+        expect(pageText((await visitor.get(`/dashboard/projects/${project.id}/leave`)).payload)).to.contain('Leave Passing through?');
+        const left = await visitor.post(`/dashboard/projects/${project.id}/leave`);
+        expect(left.headers.location).to.equal('/dashboard/projects');
+        expect(pageText((await visitor.get('/dashboard/projects')).payload)).to.contain('You left the project.').and.to.not.contain('Passing through');
+        expect((await visitor.get(`/dashboard/projects/${project.id}`)).statusCode).to.equal(404);
     });
 
     it('shows a viewer the API\'s 403 when they try a change, and offers them no forms', async () => {
-        const { visitor: owner } = await signedUp(instance.server);
+        const { visitor: owner, email, password } = await signedUp(instance.server);
         const viewer = await register(instance.server, 'viewer');
         const projectId = await createProject(owner, 'Watched');
-        await owner.get(`/dashboard/projects/${projectId}`);
-        await owner.post(`/dashboard/projects/${projectId}/members`, { email: viewer.email, role: 'viewer' });
+        await joinProject(instance.server, await login(instance.server, { email, password }), projectId, viewer, 'viewer');
 
         const visitor = await signIn(viewer);
         const page = await visitor.get(`/dashboard/projects/${projectId}`);
         expect(pageText(page.payload)).to.contain('your role: viewer');
         expect(page.payload).to.not.contain(`action="/dashboard/projects/${projectId}/rename"`);
         expect(page.payload).to.not.contain(`action="/dashboard/projects/${projectId}/members"`);
+        expect(page.payload).to.not.contain('Invitations not answered yet');
 
         const refused = await visitor.post(`/dashboard/projects/${projectId}/rename`, { name: 'Mine now' });
         expect(refused.statusCode).to.equal(403);
