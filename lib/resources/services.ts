@@ -5,6 +5,8 @@ import { GitAccess } from '../git/access';
 import type { DnsProbe } from '../outside/dns-probe';
 import type { JobQueue } from '../queue/types';
 import type { RuntimeDriver } from '../runtime/driver';
+import type { Clock } from '../scheduler/clock';
+import { Scheduler } from '../scheduler/scheduler';
 import { Allocation } from './allocation';
 import { Collaborators } from './collaborators';
 import { DEPLOY_JOB, DeploymentEngine } from './deployments';
@@ -28,6 +30,8 @@ export interface RuntimeServicesOptions {
     dns: DnsProbe;
     githubApiUrl: string;
     outboundAllowlist: readonly string[];
+    clock?: Clock;                                              // what the scheduler reads as now (tests move it)
+    onError?: (err: unknown) => void;
 }
 
 export interface RuntimeServices {
@@ -46,6 +50,7 @@ export interface RuntimeServices {
     search: Search;
     traces: Traces;
     git: GitAccess;
+    scheduler: Scheduler;
 }
 
 export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeServices {
@@ -74,6 +79,7 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
         scaling: new Scaling(knex, driver, allocation),
         search: new Search(knex, logs, envVars),
         traces: new Traces(knex),
-        git: new GitAccess({ knex, sealKey: options.sealKey, githubApiUrl: options.githubApiUrl, allowlist: options.outboundAllowlist })
+        git: new GitAccess({ knex, sealKey: options.sealKey, githubApiUrl: options.githubApiUrl, allowlist: options.outboundAllowlist }),
+        scheduler: new Scheduler({ knex, queue, driver, logs, lists, ...(options.clock ? { clock: options.clock } : {}), ...(options.onError ? { onError: options.onError } : {}) })
     };
 }

@@ -165,7 +165,8 @@ async function fill(knex: Knex, owner: TestUser, projects: string[], app: { id: 
     await batch('app_cron_jobs', range.map((i) => ({
         id: newId('crn'), app_id: apps[i]!.id, project_id: apps[i]!.project_id, name: 'filler', schedule: '0 3 * * *', command: 'x', status: 'paused', created_at: time(i), updated_at: time(i)
     })));
-    await batch('app_cron_runs', range.map((i) => ({
-        id: newId('run'), cron_job_id: jobId, app_id: app.id, project_id: projects[0], status: 'recorded', trigger: 'schedule', driver: 'records', created_at: time(i)
+    await batch('cron_runs', range.map((i) => ({
+        id: newId('run'), job_type: 'app-cron-job', job_id: jobId, resource_type: 'app', resource_id: app.id, project_id: projects[0], status: 'recorded', trigger: 'schedule',
+        driver: 'records', scheduled_for: time(i), created_at: time(i)
     })));
 }
