@@ -67,6 +67,27 @@ export interface ScheduledJob {
 
 class LostClaim extends Error { }
 
+const CATCH_UP_STEPS = 1000;
+
+/**
+ * The most recent due time at or before `now`, walking forward from the recorded one as the schedule produces them,
+ * and how many earlier ones it skips (null: over CATCH_UP_STEPS, after which the walk jumps to the latest).
+ */
+function latestDue(schedule: string, zone: string, due: Date, now: Date): { latest: Date; skipped: number | null } {
+    let latest = due;
+    for (let skipped = 0; skipped < CATCH_UP_STEPS; ++skipped) {
+        const next = nextRun(schedule, latest, zone);
+        if (next > now) {
+            return { latest, skipped };
+        }
+
+        latest = next;
+    }
+
+    const jumped = latestRun(schedule, now, zone);
+    return { latest: jumped > latest ? jumped : latest, skipped: null };
+}
+
 export class Scheduler {
     readonly clock: Clock;
     private readonly sources = new Map<string, ScheduleSource>();
@@ -260,19 +281,19 @@ export class Scheduler {
     /** One due time of one job, claimed at most once on the platform: true when this call claimed it. */
     private async claim(source: ScheduleSource, job: DueJob, now: Date): Promise<boolean> {
         const zone = job.time_zone ?? DEFAULT_TIME_ZONE;
-        let latest: Date;
+        let missed: { latest: Date; skipped: number | null };
         let following: string;
         try {
-            latest = new Date(Math.max(latestRun(job.schedule, now, zone).getTime(), Date.parse(job.next_run_at)));
-            following = nextRun(job.schedule, latest, zone).toISOString();
+            missed = latestDue(job.schedule, zone, new Date(job.next_run_at), now);
+            following = nextRun(job.schedule, missed.latest, zone).toISOString();
         }
         catch (err) {
             this.onError(new Error(`The schedule of ${source.type} ${job.id} cannot be read: ${(err as Error).message}`));
             return false;
         }
 
-        const scheduledFor = latest.toISOString();
-        const trigger: RunTrigger = scheduledFor === job.next_run_at ? 'schedule' : 'catch-up';
+        const scheduledFor = missed.latest.toISOString();
+        const trigger: RunTrigger = missed.skipped === 0 ? 'schedule' : 'catch-up';
         const run = this.newRun(source, { id: job.id, resourceId: job.resource_id, projectId: job.project_id }, trigger, scheduledFor);
         try {
             return await this.options.knex.transaction(async (trx) => {
@@ -283,8 +304,9 @@ export class Scheduler {
                 }
 
                 if (inserted && trigger === 'catch-up') {
-                    await this.options.logs.write(trx, this.line(run, 'info',
-                        `Catch-up run for ${scheduledFor} (${job.schedule}, ${zone}): the due times from ${job.next_run_at} on passed while no scheduler ran; only the latest runs`));
+                    const skipped = missed.skipped === null ? 'Over a thousand' : `${missed.skipped}`;
+                    await this.options.logs.write(trx, this.line(run, 'info', `Catch-up run for ${scheduledFor} (${job.schedule}, ${zone}): ${skipped} earlier due time(s) from ` +
+                        `${job.next_run_at} on passed while no scheduler ran and were skipped; only the latest runs`));
                 }
 
                 if (inserted) {
