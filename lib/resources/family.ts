@@ -35,6 +35,8 @@ export interface RuntimeAdapter<R extends RuntimeResource> extends DeploymentAda
     observes?(metric: MetricName): boolean;
     /** The kind's own cleanup, in the delete's transaction, before the shared tables are emptied. */
     beforeRemove?(trx: Knex.Transaction, row: R): Promise<void>;
+    /** Told once a create or a patch is committed (a scheduled kind wakes the scheduler). */
+    committed?(row: R, services: RuntimeServices): void;
     /** The streams its `/logs` route reads (default: runtime and release). */
     logStreams?: readonly LogStream[];
 }
@@ -125,7 +127,7 @@ export function runtimeFamily<R extends RuntimeResource>(kind: RuntimeKind, adap
         async create(projectId, input) {
             const now = nowIso();
             try {
-                return await knex.transaction(async (trx) => {
+                const created = await knex.transaction(async (trx) => {
                     const row = await model.query(trx).insertAndFetch({
                         id: newId(kind.idPrefix), name: input.name, projectId, status: 'created', plan: input.plan ?? 'starter', region: input.region ?? 'eu-west',
                         instances: input.instances ?? 1, buildCommand: input.buildCommand ?? null, startCommand: input.startCommand ?? null,
@@ -136,6 +138,8 @@ export function runtimeFamily<R extends RuntimeResource>(kind: RuntimeKind, adap
                     await services.allocation.record(trx, refOfRow(row), 'created', { running: false, instances: row.instances, plan: row.plan });
                     return row;
                 });
+                adapter.committed?.(created, services);
+                return created;
             }
             catch (err) {
                 throw isUniqueViolation(err) ? Boom.conflict(`The name ${input.name} is taken`) : err;
@@ -143,7 +147,7 @@ export function runtimeFamily<R extends RuntimeResource>(kind: RuntimeKind, adap
         },
 
         async update(row, input) {
-            return knex.transaction(async (trx) => {
+            const changed = await knex.transaction(async (trx) => {
                 await services.envVars.write(trx, refOfRow(row), input.environmentVariables ?? {});
                 const updated = await model.query(trx).patchAndFetchById(row.id, {
                     ...settingsOf(input), ...(input.repository !== undefined ? repositoryColumns(input.repository) : {}), ...own(input, row), updatedAt: nowIso()
@@ -154,6 +158,8 @@ export function runtimeFamily<R extends RuntimeResource>(kind: RuntimeKind, adap
 
                 return updated;
             });
+            adapter.committed?.(changed, services);
+            return changed;
         },
 
         async remove(row) {

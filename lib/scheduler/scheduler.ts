@@ -191,6 +191,10 @@ export class Scheduler {
         await knex(source.table).where({ id: run.jobId }).update({ last_run_at: finishedAt });
     }
 
+    get started(): boolean {
+        return this.running;
+    }
+
     /** Ticks until stopped: at once, then when the earliest due time comes, and at least every pollMs (jobs other processes change). */
     start(): void {
         if (!this.running) {

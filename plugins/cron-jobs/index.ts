@@ -29,6 +29,7 @@ export const cronJobsPlugin = runtimeFamilyPlugin<CronJob, object>({
         model: CronJob,
         fields: CRON_JOB_FIELDS,
         columns: (input, { current, services }) => scheduleColumns(input, current, services),
+        committed: (_job, services) => services.scheduler.wake(),
         serialize: (job) => ({
             schedule: job.schedule, timeZone: job.timeZone, paused: !!job.paused, nextRunAt: job.nextRunAt, lastRunAt: job.lastRunAt
         }),

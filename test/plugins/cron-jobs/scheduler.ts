@@ -195,6 +195,35 @@ describe('the scheduler after a restart', () => {
     });
 });
 
+describe('the scheduler of a server that runs background work (JOBS_MODE=all)', () => {
+
+    let instance: TestServer;
+    const clock = manualClock('2026-01-05T09:59:59.000Z');
+
+    before(async () => {
+        instance = await testServer({ jobs: { mode: 'all', concurrency: 2 } }, { clock, start: true });
+    });
+
+    after(async () => {
+        await instance?.stop();
+    });
+
+    it('ticks by itself from the start: it wakes for a new job, runs it when its time comes, and stops with the server', async () => {
+        const owner = await register(instance.server, 'ticking');
+        const call = caller(() => instance.server);
+        const job = (await call('POST', '/v1/cron-jobs', owner.session, { name: unique(), schedule: '0 10 * * *', startCommand: 'node daily.js' })).result;
+        expect(job.nextRunAt).to.equal('2026-01-05T10:00:00.000Z');
+        clock.set('2026-01-05T10:00:00.000Z');
+        const [run] = await eventually(async () => (await call('GET', `/v1/cron-jobs/${job.name}/runs`, owner.session)).result,
+            (list: any[]) => list.length === 1 && list[0].status === 'recorded', 'the run, claimed and executed without a test calling tick');
+        expect(run).to.include({ trigger: 'schedule', scheduledFor: '2026-01-05T10:00:00.000Z' });
+
+        expect(scheduler(instance).started).to.be.true();
+        await instance.server.stop();
+        expect(scheduler(instance).started).to.be.false();
+    });
+});
+
 describe('the scheduler on PostgreSQL, in two servers on one database', { skip: !postgresUrl }, () => {
 
     let db: TestDatabase;
