@@ -35,7 +35,7 @@ export interface ResourcesAtAGlance {
 }
 
 const items = (answer: Answer, prefix = ''): Item[] =>
-    answer.body.map((item: { name?: string; id?: string; status?: string; paused?: boolean }) => ({
+    (answer.body as Array<{ name?: string; id?: string; status?: string; paused?: boolean }>).map((item) => ({
         name: `${prefix}${item.name ?? item.id ?? ''}`, status: item.paused ? 'paused' : item.status ?? null
     }));
 
