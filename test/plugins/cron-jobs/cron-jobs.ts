@@ -137,6 +137,7 @@ describe('cron jobs', () => {
         const run = (await call('POST', `/v1/cron-jobs/${job.name}/runs`, owner.session)).result;
         await eventually(async () => (await call('GET', `/v1/cron-jobs/${job.name}/runs/${run.id}`, owner.session)).result, (found: any) => found.status === 'recorded', 'the run');
         await call('POST', `/v1/cron-jobs/${job.name}/deployments/new`, owner.session, {});
+        await eventually(async () => (await call('GET', `/v1/cron-jobs/${job.name}`, owner.session)).result, (found: any) => found.status === 'live', 'the deployment');
 
         expect((await call('DELETE', `/v1/cron-jobs/${job.name}`, owner.session)).statusCode).to.equal(204);
         expect((await call('GET', `/v1/cron-jobs/${job.name}`, owner.session)).statusCode).to.equal(404);
