@@ -5,9 +5,11 @@ import { deriveKey } from '../lib/crypto';
 import type { RouteTable } from '../lib/route-table';
 import type { RuntimeDriver } from '../lib/runtime/driver';
 import { RecordsDriver } from '../lib/runtime/records';
+import type { Clock } from '../lib/scheduler/clock';
 import { accountsPlugin } from '../plugins/accounts';
 import { apiKeysPlugin } from '../plugins/api-keys';
 import { appsPlugin } from '../plugins/apps';
+import { cronJobsPlugin } from '../plugins/cron-jobs';
 import { authPlugin } from '../plugins/auth';
 import { dashboardPlugin } from '../plugins/dashboard';
 import { healthPlugin } from '../plugins/health';
@@ -19,12 +21,13 @@ import { oauthPlugin } from '../plugins/oauth';
 import { projectsPlugin } from '../plugins/projects';
 import { resourcesPlugin } from '../plugins/resources';
 import { securityEventsPlugin } from '../plugins/security-events';
+import { workersPlugin } from '../plugins/workers';
 import type { Config } from './config';
 import { DOCS_DIR } from './docs';
 import pkg from '../package.json';
 
 /** The families the API mounts, in order: their tables are exactly the routes it serves. */
-export const API_FAMILIES = [notificationsPlugin, accountsPlugin, apiKeysPlugin, invitationsPlugin, projectsPlugin, securityEventsPlugin, oauthPlugin, appsPlugin, healthPlugin, dashboardPlugin] as const;
+export const API_FAMILIES = [notificationsPlugin, accountsPlugin, apiKeysPlugin, invitationsPlugin, projectsPlugin, securityEventsPlugin, oauthPlugin, appsPlugin, workersPlugin, cronJobsPlugin, healthPlugin, dashboardPlugin] as const;
 
 
 /** The password that seals the dashboard's session cookie: derived from SESSION_SECRET, so rotating it signs everyone out. */
@@ -47,7 +50,7 @@ export function runtimeDriver(config: Config): RuntimeDriver {
 }
 
 // The API server: options plus its ordered plugin list. The access pipeline comes first; every family after it.
-export function apiManifest(config: Config, knex: Knex, write: (line: string) => void, driver: RuntimeDriver = runtimeDriver(config)): Manifest {
+export function apiManifest(config: Config, knex: Knex, write: (line: string) => void, driver: RuntimeDriver = runtimeDriver(config), clock?: Clock): Manifest {
     return {
         server: {
             host: config.host,
@@ -88,10 +91,12 @@ export function apiManifest(config: Config, knex: Knex, write: (line: string) =>
                     plugin: resourcesPlugin,
                     options: {
                         knex, encryptionKey: config.encryptionKey, driver, githubApiUrl: config.github.apiUrl,
-                        outboundAllowlist: config.outbound.allowlist, dnsServers: config.dnsServers
+                        outboundAllowlist: config.outbound.allowlist, dnsServers: config.dnsServers, ...(clock ? { clock } : {})
                     }
                 },
                 { plugin: appsPlugin, options: { prices: config.prices, reviewAppHours: config.reviewAppHours } },
+                { plugin: workersPlugin, options: {} },
+                { plugin: cronJobsPlugin, options: {} },
                 { plugin: healthPlugin, options: { knex, version: pkg.version } },
                 {
                     plugin: dashboardPlugin,

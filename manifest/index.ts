@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 
 import { compose, type Manifest } from '../lib/compose';
 import type { RuntimeDriver } from '../lib/runtime/driver';
+import type { Clock } from '../lib/scheduler/clock';
 import { createKnex } from '../lib/db/knex';
 import { migrate } from '../lib/db/migrate';
 import { httpApiClient, injectApiClient } from '../lib/mcp/api-client';
@@ -22,6 +23,7 @@ export interface DeploymentOptions {
     config?: Config;                                            // tests pass it; otherwise it is read from the environment
     log?: (line: string) => void;                               // where log lines go (default: stdout)
     driver?: RuntimeDriver;                                     // a runtime driver instead of the configured one
+    clock?: Clock;                                              // what the scheduler reads as now (tests move it)
     plugins?: Manifest['register']['plugins'];                  // families beyond the platform's, registered after them
 }
 
@@ -37,7 +39,7 @@ export async function deployment(options: DeploymentOptions = {}): Promise<Serve
         throw err;
     }
 
-    const manifest = apiManifest(config, knex, options.log ?? ((line) => process.stdout.write(line)), options.driver);
+    const manifest = apiManifest(config, knex, options.log ?? ((line) => process.stdout.write(line)), options.driver, options.clock);
     const server = await compose({ ...manifest, register: { plugins: [...manifest.register.plugins, ...options.plugins ?? []] } });
     server.app.config = config;
     server.app.knex = knex;

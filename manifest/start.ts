@@ -6,8 +6,8 @@ import { DOCS_MCP_PATH } from './mcp';
 
 // `npm start` runs the API (with the dashboard and the docs site) and the MCP server in one process on two ports (the
 // MCP server reaches the API in-process) and prints their URLs. `node dist/manifest/start.js api|mcp` runs one alone
-// (the MCP server alone reaches the API over HTTP at API_BASE_URL). JOBS_MODE=worker runs the job workers only: no
-// port is opened. SIGINT or SIGTERM drain and stop the servers. stdio mode has its own entry, manifest/stdio.ts.
+// (the MCP server alone reaches the API over HTTP at API_BASE_URL). JOBS_MODE=worker runs the job workers (and the
+// scheduler) only: no port is opened. SIGINT or SIGTERM drain and stop the servers. stdio mode has its own entry, manifest/stdio.ts.
 const MODES = ['all', 'api', 'mcp'] as const;
 type Mode = typeof MODES[number];
 
@@ -32,6 +32,7 @@ async function start(mode: Mode): Promise<Server[]> {
     if (config.jobs.mode === 'worker') {
         const worker = await deployment({ config });
         worker.plugins['hostless-jobs'].queue.start();
+        worker.plugins['hostless-resources'].services.scheduler.start();
         print(['', `Hostless job worker running (${config.jobs.concurrency} at a time)`]);
         return [worker];
     }

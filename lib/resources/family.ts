@@ -7,7 +7,7 @@ import type { ModelClass, PartialModelObject } from 'objection';
 import { isUniqueViolation } from '../db/errors';
 import { newId } from '../ids';
 import { bindRoutes, type FamilyPlugin, type RouteHandlers, type RouteTable } from '../route-table';
-import type { DriverContext } from '../runtime/driver';
+import type { DriverContext, LogStream } from '../runtime/driver';
 import { nowIso } from '../time';
 import { removeOwned } from './cascade';
 import { Deployment, targetOf, type DeploymentAdapter } from './deployments';
@@ -27,14 +27,18 @@ import type { RuntimeKind } from './spec';
 export interface RuntimeAdapter<R extends RuntimeResource> extends DeploymentAdapter<R> {
     model: ModelClass<R> & RowLoader;
     fields?: { create?: Joi.PartialSchemaMap; patch?: Joi.PartialSchemaMap };
-    /** Columns of the kind's own body fields, on create and on patch. */
-    columns?(input: KindInput): PartialModelObject<R>;
+    /** Columns of the kind's own body fields, on create (`current` null) and on patch. */
+    columns?(input: KindInput, context: { current: R | null; services: RuntimeServices }): PartialModelObject<R>;
     /** Public fields beyond the shared ones. */
     serialize?(row: R): Record<string, unknown>;
     /** Whether something measures this metric for the kind (default: the runtime driver says). */
     observes?(metric: MetricName): boolean;
     /** The kind's own cleanup, in the delete's transaction, before the shared tables are emptied. */
     beforeRemove?(trx: Knex.Transaction, row: R): Promise<void>;
+    /** Told once a create or a patch is committed (a scheduled kind wakes the scheduler). */
+    committed?(row: R, services: RuntimeServices): void;
+    /** The streams its `/logs` route reads (default: runtime and release). */
+    logStreams?: readonly LogStream[];
 }
 
 export interface RuntimeFamily<R extends RuntimeResource> {
@@ -64,7 +68,7 @@ export function runtimeFamily<R extends RuntimeResource>(kind: RuntimeKind, adap
     const repositoryColumns = (repository: RuntimeCreate['repository'] | null) => ({
         repoProvider: repository?.provider ?? null, repoName: repository?.repo ?? null, repoBranch: repository?.branch ?? null
     });
-    const own = (input: RuntimeCreate | RuntimePatch) => adapter.columns?.(input as KindInput) ?? {};
+    const own = (input: RuntimeCreate | RuntimePatch, current: R | null) => adapter.columns?.(input as KindInput, { current, services }) ?? {};
     const shared = new Set(['name', 'projectId', 'plan', 'region', 'instances', 'buildCommand', 'startCommand', 'autoDeploy', 'repository', 'environmentVariables']);
     const settingsOf = (input: RuntimePatch) => Object.fromEntries(Object.entries(input).filter(([key]) => shared.has(key) && key !== 'repository' && key !== 'environmentVariables'));
 
@@ -123,17 +127,19 @@ export function runtimeFamily<R extends RuntimeResource>(kind: RuntimeKind, adap
         async create(projectId, input) {
             const now = nowIso();
             try {
-                return await knex.transaction(async (trx) => {
+                const created = await knex.transaction(async (trx) => {
                     const row = await model.query(trx).insertAndFetch({
                         id: newId(kind.idPrefix), name: input.name, projectId, status: 'created', plan: input.plan ?? 'starter', region: input.region ?? 'eu-west',
                         instances: input.instances ?? 1, buildCommand: input.buildCommand ?? null, startCommand: input.startCommand ?? null,
                         ...repositoryColumns(input.repository ?? null), autoDeploy: input.autoDeploy ?? false, liveDeploymentId: null,
-                        createdAt: now, updatedAt: now, ...own(input)
+                        createdAt: now, updatedAt: now, ...own(input, null)
                     } as unknown as PartialModelObject<R>) as unknown as R;
                     await services.envVars.write(trx, refOfRow(row), input.environmentVariables ?? {});
                     await services.allocation.record(trx, refOfRow(row), 'created', { running: false, instances: row.instances, plan: row.plan });
                     return row;
                 });
+                adapter.committed?.(created, services);
+                return created;
             }
             catch (err) {
                 throw isUniqueViolation(err) ? Boom.conflict(`The name ${input.name} is taken`) : err;
@@ -141,10 +147,10 @@ export function runtimeFamily<R extends RuntimeResource>(kind: RuntimeKind, adap
         },
 
         async update(row, input) {
-            return knex.transaction(async (trx) => {
+            const changed = await knex.transaction(async (trx) => {
                 await services.envVars.write(trx, refOfRow(row), input.environmentVariables ?? {});
                 const updated = await model.query(trx).patchAndFetchById(row.id, {
-                    ...settingsOf(input), ...(input.repository !== undefined ? repositoryColumns(input.repository) : {}), ...own(input), updatedAt: nowIso()
+                    ...settingsOf(input), ...(input.repository !== undefined ? repositoryColumns(input.repository) : {}), ...own(input, row), updatedAt: nowIso()
                 } as unknown as PartialModelObject<R>) as unknown as R;
                 if (updated.plan !== row.plan || updated.instances !== row.instances) {
                     await services.allocation.record(trx, refOfRow(row), updated.plan !== row.plan ? 'plan' : 'scaled', { plan: updated.plan, instances: updated.instances });
@@ -152,6 +158,8 @@ export function runtimeFamily<R extends RuntimeResource>(kind: RuntimeKind, adap
 
                 return updated;
             });
+            adapter.committed?.(changed, services);
+            return changed;
         },
 
         async remove(row) {

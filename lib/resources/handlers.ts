@@ -223,7 +223,7 @@ export function sharedHandlers<R extends RuntimeResource>(family: RuntimeFamily<
         [`${f}.logs`]: route({
             params,
             query: logQuery,
-            handler: (request) => services.logs.query({ resourceId: row.of(request).id, streams: ['runtime', 'release'] }, request.query)
+            handler: (request) => services.logs.query({ resourceId: row.of(request).id, streams: adapter.logStreams ?? ['runtime', 'release'] }, request.query)
         })
     };
 

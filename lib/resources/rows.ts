@@ -25,7 +25,7 @@ export const sharedRows = {
                 { policy: { project: 'query' }, example: { setup: [k.fixture] } }),
             r(`${k.family}.get`, 'GET', one(k), k.scopes.read, `One ${k.noun}.`, { example: { setup: [k.fixture], params: named(k) } }),
             r(`${k.family}.create`, 'POST', k.path, k.scopes.write, `Create ${the(k)}.`, {
-                policy: { project: 'body', create: true }, example: { payload: { name: '{unique}', projectId: '{project}', ...options.createExample }, status: 201 }
+                policy: { project: 'body', create: true }, example: { payload: { name: '{unique}', projectId: '{project}', ...k.createFields, ...options.createExample }, status: 201 }
             }),
             r(`${k.family}.patch`, 'PATCH', one(k), k.scopes.write, `Change ${the(k)}'s settings; fields left out stay as they are.`, {
                 ...(options.patchPolicy ? { policy: options.patchPolicy } : {}), example: { setup: [k.fixture], params: named(k), payload: options.patchExample }

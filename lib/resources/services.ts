@@ -6,6 +6,8 @@ import { GitAccess } from '../git/access';
 import type { DnsProbe } from '../outside/dns-probe';
 import type { JobQueue } from '../queue/types';
 import type { RuntimeDriver } from '../runtime/driver';
+import type { Clock } from '../scheduler/clock';
+import { Scheduler } from '../scheduler/scheduler';
 import { Allocation } from './allocation';
 import { Collaborators } from './collaborators';
 import { DEPLOY_JOB, DeploymentEngine } from './deployments';
@@ -30,6 +32,8 @@ export interface RuntimeServicesOptions {
     githubApiUrl: string;
     outboundAllowlist: readonly string[];
     invitations: Invitations;                                   // how collaborators are invited (lib/invitations.ts)
+    clock?: Clock;                                              // what the scheduler reads as now (tests move it)
+    onError?: (err: unknown) => void;
 }
 
 export interface RuntimeServices {
@@ -48,6 +52,7 @@ export interface RuntimeServices {
     search: Search;
     traces: Traces;
     git: GitAccess;
+    scheduler: Scheduler;
 }
 
 export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeServices {
@@ -76,6 +81,7 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
         scaling: new Scaling(knex, driver, allocation),
         search: new Search(knex, logs, envVars),
         traces: new Traces(knex),
-        git: new GitAccess({ knex, sealKey: options.sealKey, githubApiUrl: options.githubApiUrl, allowlist: options.outboundAllowlist })
+        git: new GitAccess({ knex, sealKey: options.sealKey, githubApiUrl: options.githubApiUrl, allowlist: options.outboundAllowlist }),
+        scheduler: new Scheduler({ knex, queue, driver, logs, lists, ...(options.clock ? { clock: options.clock } : {}), ...(options.onError ? { onError: options.onError } : {}) })
     };
 }

@@ -18,6 +18,7 @@ export interface RuntimeKindSpec {
     scopes: { read: Scope; write: Scope; delete: Scope };
     collaborators?: boolean;                                    // users outside the project may be granted one
     fixture: string;                                            // what the generated tests call one: `app`
+    createFields?: Readonly<Record<string, unknown>>;           // what a create needs beyond name and projectId (examples, fixtures)
 }
 
 export interface RuntimeKind extends RuntimeKindSpec {
@@ -33,6 +34,7 @@ export function runtimeKind(spec: RuntimeKindSpec): RuntimeKind {
     const deploymentKind = `${spec.kind}-deployment`;
     const f = spec.fixture;
     const named = { [spec.param]: `{${f}}` };
+    const create = { name: '{unique}', projectId: '{project}', ...spec.createFields };
     return {
         ...spec,
         deploymentKind,
@@ -42,8 +44,8 @@ export function runtimeKind(spec: RuntimeKindSpec): RuntimeKind {
             { kind: deploymentKind, param: 'deploymentId', table: 'deployments', column: 'id', projectColumn: 'project_id', parent: { kind: spec.kind, column: 'resource_id' }, label: 'Deployment' }
         ],
         fixtures: {
-            [f]: { route: `${spec.family}.create`, payload: { name: '{unique}', projectId: '{project}' }, value: 'name' },
-            [`${f}Pair`]: { route: `${spec.family}.create`, payload: { name: '{unique}', projectId: '{project}', instances: 2 }, value: 'name' },
+            [f]: { route: `${spec.family}.create`, payload: create, value: 'name' },
+            [`${f}Pair`]: { route: `${spec.family}.create`, payload: { ...create, instances: 2 }, value: 'name' },
             [`${f}Deployment`]: { route: `${spec.family}.deployments.create`, params: named, payload: {}, value: 'id' },
             [`${f}Live`]: { route: `${spec.family}.get`, params: named, value: 'liveDeploymentId', until: { field: 'status', equals: 'live' } },
             [`${f}Domain`]: { route: `${spec.family}.domains.add`, params: named, payload: { domain: '{unique}.example.com' }, value: 'domain' },

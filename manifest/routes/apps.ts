@@ -22,7 +22,7 @@ export const appsTable: RouteTable = {
         ...APPS.kinds,
         { kind: 'worker-process', param: 'workerId', table: 'app_processes', column: 'id', projectColumn: 'project_id', parent: { kind: 'app', column: 'app_id' } },
         { kind: 'app-cron-job', param: 'jobId', table: 'app_cron_jobs', column: 'id', projectColumn: 'project_id', parent: { kind: 'app', column: 'app_id' } },
-        { kind: 'cron-run', param: 'runId', table: 'app_cron_runs', column: 'id', projectColumn: 'project_id', parent: { kind: 'app-cron-job', column: 'cron_job_id' } }
+        { kind: 'cron-run', param: 'runId', table: 'cron_runs', column: 'id', projectColumn: 'project_id', parent: { kind: 'app-cron-job', column: 'job_id' } }
     ],
     fixtures: {
         ...APPS.fixtures,

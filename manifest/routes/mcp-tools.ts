@@ -3,6 +3,7 @@ import Joi from 'joi';
 import { createSchema, patchSchema } from '../../lib/resources/fields';
 import type { KindTools } from '../../lib/mcp/platform-tools';
 import { fields } from '../../lib/validation';
+import { CRON_JOB_FIELDS } from './cron-jobs';
 
 // The MCP platform tools as data (api-contract.md section 12): one line per kind, expanded into
 // `<kind>_list|get|create|patch|delete` and mapped onto the REST routes named here. `offered` is the switch: a
@@ -31,7 +32,15 @@ export const PLATFORM_TOOL_KINDS: readonly KindTools[] = [
         about: 'Apps are long-running web services built from a Git repository and deployed by the platform; they are addressed by name.'
     },
     { kind: 'sites', offered: false, noun: 'site', plural: 'sites', ...byName('sites'), about: 'Sites are static websites built from a repository or an uploaded archive; they are addressed by name.' },
-    { kind: 'workers', offered: false, noun: 'worker', plural: 'workers', ...byName('workers'), about: 'Workers are background processes without a public port; they are addressed by name.' },
-    { kind: 'cron_jobs', offered: false, noun: 'cron job', plural: 'cron jobs', ...byName('cronJobs'), about: 'Cron jobs run a command on a schedule (the standalone /cron-jobs family); they are addressed by name.' },
+    {
+        kind: 'workers', offered: true, noun: 'worker', plural: 'workers', ...byName('workers'),
+        body: { create: createSchema(), patch: patchSchema() },
+        about: 'Workers are background processes without a public port (queue consumers, bots), built and deployed like apps; they are addressed by name.'
+    },
+    {
+        kind: 'cron_jobs', offered: true, noun: 'cron job', plural: 'cron jobs', ...byName('cronJobs'),
+        body: { create: createSchema(CRON_JOB_FIELDS.create), patch: patchSchema(CRON_JOB_FIELDS.patch) },
+        about: 'Cron jobs run a command on a five-field schedule in a time zone (the standalone /cron-jobs family); they are addressed by name. Pausing and runs are REST routes.'
+    },
     { kind: 'databases', offered: false, noun: 'database', plural: 'databases', ...byName('databases', 'details'), about: 'Databases are managed database servers; they are addressed by name, and get shows connection details.' }
 ];

@@ -7,14 +7,15 @@ import { cronJobRoutes } from './routes/cron-jobs';
 import { LOADERS } from './routes/params';
 import { processRoutes } from './routes/processes';
 import { repositoryRoutes } from './routes/repository';
-import { CronJobsService, FIRE_JOB, RUN_JOB } from './services/cron-jobs';
+import { appCronSource, CronJobsService } from './services/cron-jobs';
 import { processSnapshot, ProcessesService } from './services/processes';
 import { EXPIRE_JOB, ReviewAppsService } from './services/review-apps';
 import { ServiceFilesService } from './services/service-files';
 
 // The apps family: a runtime kind (settings, environment, domains, collaborators, scaling, deployments, logs and
 // metrics come from lib/resources) plus what only apps have: worker processes, cron jobs, review apps, traces and
-// service files. Background work runs as jobs on the core queue; the runtime driver performs it.
+// service files. Background work runs as jobs on the core queue, cron jobs on the platform's scheduler; the runtime
+// driver performs both.
 export interface AppsPluginOptions {
     prices: PriceList;
     reviewAppHours?: number;
@@ -30,12 +31,11 @@ export const appsPlugin = runtimeFamilyPlugin<App, AppsPluginOptions>({
     },
     loaders: LOADERS,
     register(server, family, options) {
-        const { queue } = family.services;
+        const { queue, scheduler } = family.services;
         const processes = new ProcessesService(family.services.knex);
         const cronJobs = new CronJobsService(family);
         const reviewApps = new ReviewAppsService(family, options.reviewAppHours ?? 72);
-        queue.handle(FIRE_JOB, (payload: { cronJobId: string; scheduledFor: string }, context) => cronJobs.fire(payload, context));
-        queue.handle(RUN_JOB, (payload: { runId: string }, context) => cronJobs.execute(payload.runId, context));
+        scheduler.register(appCronSource);
         queue.handle(EXPIRE_JOB, (payload: { reviewAppId: string }) => reviewApps.expire(payload.reviewAppId));
         return {
             routes: {

@@ -4,7 +4,7 @@ import { apiError, nextCursor, type Api, type Answer } from './api';
 
 // A project's resources at a glance: for each kind, its API list narrowed to the project, shown only when this
 // server mounts a route that lists it (looked up by route id), so kinds appear here as their families land. A kind
-// that also lives inside apps (`perApp`: app cron jobs) is listed app by app while its own list is not served.
+// that also lives inside apps (`perApp`: app cron jobs) lists those app by app after its own.
 export const RESOURCE_LISTS: ReadonlyArray<{ route: string; label: string; perApp?: string }> = [
     { route: 'apps.list', label: 'Apps' },
     { route: 'sites.list', label: 'Sites' },
@@ -35,7 +35,9 @@ export interface ResourcesAtAGlance {
 }
 
 const items = (answer: Answer, prefix = ''): Item[] =>
-    answer.body.map((item: { name?: string; id?: string; status?: string }) => ({ name: `${prefix}${item.name ?? item.id ?? ''}`, status: item.status ?? null }));
+    (answer.body as Array<{ name?: string; id?: string; status?: string; paused?: boolean }>).map((item) => ({
+        name: `${prefix}${item.name ?? item.id ?? ''}`, status: item.paused ? 'paused' : item.status ?? null
+    }));
 
 const listed = (answer: Answer) => answer.status === 200 && Array.isArray(answer.body);
 
@@ -50,7 +52,11 @@ export async function resourcesAtAGlance(server: Server, api: Api, projectId: st
         if (route) {
             const answer = await api.call('GET', `${route.path}?projectId=${encodeURIComponent(projectId)}&limit=${SHOWN}`);
             const ok = listed(answer);
-            kinds.push({ label: kind.label, lower, items: ok ? items(answer) : [], more: ok && nextCursor(answer) !== null, error: ok ? null : apiError(answer).message });
+            const own: KindAtAGlance = { label: kind.label, lower, items: ok ? items(answer) : [], more: ok && nextCursor(answer) !== null, error: ok ? null : apiError(answer).message };
+            const inApps = perApp && apps && ok ? await withinApps(api, perApp.path, apps, kind.label, lower) : null;
+            kinds.push(inApps ? {
+                ...own, items: [...own.items, ...inApps.items].slice(0, SHOWN), more: own.more || inApps.more || own.items.length + inApps.items.length > SHOWN, error: inApps.error
+            } : own);
             apps = kind.route === 'apps.list' ? kinds[kinds.length - 1]! : apps;
         }
         else if (perApp && apps) {

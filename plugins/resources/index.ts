@@ -8,9 +8,12 @@ import { DEPLOY_JOB } from '../../lib/resources/deployments';
 import { VERIFY_JOB } from '../../lib/resources/domains';
 import { createRuntimeServices } from '../../lib/resources/services';
 import type { RuntimeDriver } from '../../lib/runtime/driver';
+import type { Clock } from '../../lib/scheduler/clock';
+import { RUN_JOB } from '../../lib/scheduler/scheduler';
 
 // The runtime-resource mechanisms of this server (lib/resources): built once, their jobs handled once, and shared
-// by every runtime family (apps, sites, workers, cron jobs), which reach them through server.plugins.
+// by every runtime family (apps, sites, workers, cron jobs), which reach them through server.plugins. The scheduler of
+// every scheduled job is one of them.
 export interface ResourcesPluginOptions {
     knex: Knex;
     encryptionKey: string;
@@ -18,6 +21,7 @@ export interface ResourcesPluginOptions {
     githubApiUrl: string;
     outboundAllowlist: readonly string[];
     dnsServers?: readonly string[];
+    clock?: Clock;                                              // what the scheduler reads as now (default: the system's)
 }
 
 export const resourcesPlugin: NamedPlugin<ResourcesPluginOptions> = {
@@ -36,11 +40,20 @@ export const resourcesPlugin: NamedPlugin<ResourcesPluginOptions> = {
             dns: new DnsProbe({ ...(options.dnsServers ? { servers: options.dnsServers } : {}) }),
             githubApiUrl: options.githubApiUrl,
             outboundAllowlist: options.outboundAllowlist,
-            invitations: server.plugins['hostless-invitations'].invitations
+            invitations: server.plugins['hostless-invitations'].invitations,
+            ...(options.clock ? { clock: options.clock } : {}),
+            onError: (err) => server.log(['error', 'scheduler'], err as Error)
         });
 
         queue.handle(DEPLOY_JOB, (payload: { deploymentId: string }, context) => services.deployments.run(payload.deploymentId, context));
         queue.handle(VERIFY_JOB, (payload: { domainId: string }) => services.domains.verify(payload.domainId));
+        queue.handle(RUN_JOB, (payload: { runId: string }, context) => services.scheduler.execute(payload.runId, context));
+        // The scheduler ticks wherever the job workers run: with the server (jobs mode `all`), or in a worker process.
+        if (server.plugins['hostless-jobs'].mode === 'all') {
+            server.ext('onPostStart', () => services.scheduler.start());
+        }
+
+        server.ext('onPreStop', () => services.scheduler.stop());
         server.expose('services', services);
     }
 };

@@ -9,6 +9,7 @@ import knexFactory, { type Knex } from 'knex';
 import { createKnex, type DatabaseConfig } from '../../lib/db/knex';
 import { migrate } from '../../lib/db/migrate';
 import type { RuntimeDriver } from '../../lib/runtime/driver';
+import type { Clock } from '../../lib/scheduler/clock';
 import { DEFAULT_PRICE_LIST } from '../../lib/plans';
 import type { Config } from '../../manifest/config';
 import { deployment, type DeploymentOptions } from '../../manifest';
@@ -66,7 +67,7 @@ export interface TestServer {
     stop(): Promise<void>;
 }
 
-export async function testServer(overrides: Partial<Config> = {}, options: { start?: boolean; driver?: RuntimeDriver; plugins?: DeploymentOptions['plugins'] } = {}): Promise<TestServer> {
+export async function testServer(overrides: Partial<Config> = {}, options: { start?: boolean; driver?: RuntimeDriver; clock?: Clock; plugins?: DeploymentOptions['plugins'] } = {}): Promise<TestServer> {
     const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), 'hostless-test-'));
     const schema = usePostgres && !overrides.database ? await createSchema() : null;
     const config = testConfig(dataDir, {
@@ -79,6 +80,7 @@ export async function testServer(overrides: Partial<Config> = {}, options: { sta
         config,
         ...(options.start ? { start: true } : {}),
         ...(options.driver ? { driver: options.driver } : {}),
+        ...(options.clock ? { clock: options.clock } : {}),
         ...(options.plugins ? { plugins: options.plugins } : {}),
         log: (line) => {
             logs.push(line);

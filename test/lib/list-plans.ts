@@ -33,7 +33,7 @@ describe('list and log plans', () => {
         instance = await testServer();
         knex = instance.server.app.knex;
         owner = await register(instance.server, 'owner');
-        token = (await createKey(instance.server, owner, ['apps:read', 'projects:read', 'deployments:read', 'logs:read', 'cron-jobs:read'])).token;
+        token = (await createKey(instance.server, owner, ['apps:read', 'projects:read', 'deployments:read', 'logs:read', 'cron-jobs:read', 'workers:read'])).token;
         projects = [owner.projectId];
         for (const name of ['One', 'Two']) {
             projects.push((await call('POST', '/v1/projects', owner.session, { name })).result.id);
@@ -122,6 +122,18 @@ describe('list and log plans', () => {
         await expectPlans(`/v1/projects/${projects[1]}/invitations`, { authorization: owner.session });
     });
 
+    it('walks indexes in order for workers and cron jobs, and finds due jobs through next_run_at', async () => {
+        await expectPlans('/v1/workers');
+        await expectPlans(`/v1/workers?projectId=${projects[1]}`);
+        await expectPlans('/v1/cron-jobs');
+        await expectPlans(`/v1/cron-jobs?projectId=${projects[2]}`);
+        // The scheduler's read of due jobs, as each source makes it: one index range, however many jobs wait.
+        for (const [table, active] of [['cron_jobs', { paused: false }], ['app_cron_jobs', { status: 'active' }]] as const) {
+            const due = knex(table).select('id', 'next_run_at').where('next_run_at', '<=', '2026-06-01T00:00:00.000Z').where(active).orderBy('next_run_at').limit(100).toSQL();
+            expect(await problems(due.sql, due.bindings), table).to.equal([]);
+        }
+    });
+
     it('reads logs through indexes: newest first, by level, by time, and by text', async () => {
         await expectPlans(`/v1/apps/${app.name}/logs`);
         await expectPlans(`/v1/apps/${app.name}/logs?level=warn`);
@@ -179,7 +191,16 @@ async function fill(knex: Knex, owner: TestUser, projects: string[], app: { id: 
     await batch('app_cron_jobs', range.map((i) => ({
         id: newId('crn'), app_id: apps[i]!.id, project_id: apps[i]!.project_id, name: 'filler', schedule: '0 3 * * *', command: 'x', status: 'paused', created_at: time(i), updated_at: time(i)
     })));
-    await batch('app_cron_runs', range.map((i) => ({
-        id: newId('run'), cron_job_id: jobId, app_id: app.id, project_id: projects[0], status: 'recorded', trigger: 'schedule', driver: 'records', created_at: time(i)
+    const runtime = (prefix: 'wrk' | 'crn', i: number) => ({
+        id: newId(prefix), name: `filler-${prefix}-${i}`, project_id: i % 4 === 3 ? others[i]!.id : projects[i % 3], status: 'created', plan: 'starter', region: 'eu-west', instances: 1,
+        auto_deploy: false, created_at: time(i), updated_at: time(i)
+    });
+    await batch('workers', range.map((i) => runtime('wrk', i)));
+    await batch('cron_jobs', range.map((i) => ({
+        ...runtime('crn', i), schedule: '0 3 * * *', time_zone: 'UTC', paused: i % 2 === 0, next_run_at: i % 2 ? new Date(Date.UTC(2026, 0, 1) + i * 3600_000).toISOString() : null
+    })));
+    await batch('cron_runs', range.map((i) => ({
+        id: newId('run'), job_type: 'app-cron-job', job_id: jobId, resource_type: 'app', resource_id: app.id, project_id: projects[0], status: 'recorded', trigger: 'schedule',
+        driver: 'records', scheduled_for: time(i), created_at: time(i)
     })));
 }

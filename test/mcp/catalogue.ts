@@ -64,9 +64,10 @@ describe('the platform tool catalogue', () => {
 
     it('takes projectId when listing and creating the named kinds, and names them by name', () => {
         const app = ['plan', 'region', 'instances', 'buildCommand', 'startCommand', 'autoDeploy', 'repository', 'environmentVariables'];
+        const own: Record<string, string[]> = { apps: app, workers: app, cron_jobs: [...app, 'schedule', 'timeZone'] };
         for (const tool of all.filter((candidate) => candidate.kind !== 'projects')) {
             const shape = tool.inputSchema.shape as Record<string, unknown>;
-            const fields = tool.kind === 'apps' ? app : [];
+            const fields = own[tool.kind] ?? [];
             const expected = { list: ['projectId', 'limit', 'cursor'], get: ['name'], create: ['projectId', 'name', ...fields], patch: ['name', ...fields], delete: ['name'] }[tool.action];
             expect(Object.keys(shape), tool.name).to.equal(expected);
         }
@@ -128,7 +129,9 @@ describe('the apps tools switched on, against a fake REST API', () => {
     it('offers apps_* beside projects_* once the switch is on', async () => {
         const client = await connect(`${mcp.info.uri}/mcp`, { authorization: 'Bearer good-token' });
         try {
-            expect(await toolNames(client)).to.equal(['apps_create', 'apps_delete', 'apps_get', 'apps_list', 'apps_patch', 'projects_create', 'projects_delete', 'projects_get', 'projects_list', 'projects_patch']);
+            const offered = PLATFORM_TOOL_KINDS.filter((spec) => spec.offered || spec.kind === 'apps').flatMap((spec) => ['create', 'delete', 'get', 'list', 'patch'].map((action) => `${spec.kind}_${action}`));
+            expect(await toolNames(client)).to.equal(offered.sort());
+            expect(offered).to.include(['apps_list', 'projects_list']);
         }
         finally {
             await client.close();

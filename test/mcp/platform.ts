@@ -15,6 +15,17 @@ const { expect } = Code;
 
 const PROJECT_TOOLS = ['projects_create', 'projects_delete', 'projects_get', 'projects_list', 'projects_patch'];
 const APP_TOOLS = ['apps_create', 'apps_delete', 'apps_get', 'apps_list', 'apps_patch'];
+const CRON_JOB_TOOLS = ['cron_jobs_create', 'cron_jobs_delete', 'cron_jobs_get', 'cron_jobs_list', 'cron_jobs_patch'];
+const WORKER_TOOLS = ['workers_create', 'workers_delete', 'workers_get', 'workers_list', 'workers_patch'];
+
+/** The kinds whose tools go the same way as the apps tools: each with a valid create body and a change. */
+const NAMED_KINDS = [
+    { kind: 'workers', path: '/v1/workers', noun: 'worker', label: 'Worker', scope: 'workers', body: { startCommand: 'node queue.js' }, patch: { startCommand: 'node consume.js' } },
+    {
+        kind: 'cron_jobs', path: '/v1/cron-jobs', noun: 'cron job', label: 'Cron job', scope: 'cron-jobs', body: { schedule: '0 3 * * *', timeZone: 'Europe/Berlin', startCommand: 'node report.js' },
+        patch: { schedule: '30 4 * * 1-5' }
+    }
+] as const;
 
 for (const path of ['inject', 'http'] as ApiPath[]) {
 
@@ -42,8 +53,8 @@ for (const path of ['inject', 'http'] as ApiPath[]) {
             await instance?.stop();
         });
 
-        it('offers the projects and apps tools and none of a kind whose routes are not mounted', async () => {
-            expect(await toolNames(session)).to.equal([...APP_TOOLS, ...PROJECT_TOOLS]);
+        it('offers the tools of the kinds whose routes are mounted, and none of the others', async () => {
+            expect(await toolNames(session)).to.equal([...APP_TOOLS, ...CRON_JOB_TOOLS, ...PROJECT_TOOLS, ...WORKER_TOOLS]);
         });
 
         it('describes each tool with its REST route, annotations and an input schema', async () => {
@@ -204,6 +215,82 @@ for (const path of ['inject', 'http'] as ApiPath[]) {
                 expect(refused.isError).to.be.true();
                 expect(text(refused)).to.include('Input validation error');
                 expect((await rest('GET', `/v1/apps/strict-${path}`, user.session)).statusCode).to.equal(404);
+            });
+        });
+
+        for (const spec of NAMED_KINDS) {
+            describe(`the ${spec.kind} tools`, () => {
+
+                const name = (tag: string) => `${spec.kind.replace('_', '')}-${path}-${tag}`;
+
+                it(`create a ${spec.noun} with a session (in the personal project) and with a key and projectId, each seen through REST`, async () => {
+                    const made = await call(session, `${spec.kind}_create`, { name: name('session'), ...spec.body, environmentVariables: { MODE: 'mcp' } });
+                    expect(made.isError, text(made)).to.not.be.true();
+                    expect(made.structuredContent).to.include({ name: name('session'), projectId: user.projectId, status: 'created', ...spec.body });
+                    expect(text(made)).to.startWith(`Created ${spec.noun} ${name('session')}.`);
+                    expect((await rest('GET', `${spec.path}/${name('session')}`, user.session)).result).to.equal(made.structuredContent);
+
+                    const key = await open((await createKey(instance.api.server, user, [`${spec.scope}:read`, `${spec.scope}:write`])).token);
+                    const keyed = await call(key, `${spec.kind}_create`, { projectId: user.projectId, name: name('key'), plan: 'standard', ...spec.body });
+                    expect(keyed.structuredContent).to.include({ plan: 'standard' });
+                    const noProject = await call(key, `${spec.kind}_create`, { name: name('nowhere'), ...spec.body });
+                    expect(text(noProject)).to.include('400 Bad Request: "projectId" is required when using an API key or OAuth token');
+                });
+
+                it('list, narrowed by project, get, patch and delete, each seen through REST', async () => {
+                    const team = (await rest('POST', '/v1/projects', user.session, { name: `${spec.kind} ${path}` })).result;
+                    await call(session, `${spec.kind}_create`, { projectId: team.id, name: name('listed'), ...spec.body });
+                    const listed = await call(session, `${spec.kind}_list`, { projectId: team.id });
+                    expect(listed.structuredContent.items.map((item: any) => item.name)).to.equal([name('listed')]);
+                    expect((await call(session, `${spec.kind}_get`, { name: name('listed') })).structuredContent.projectId).to.equal(team.id);
+
+                    const patched = await call(session, `${spec.kind}_patch`, { name: name('listed'), ...spec.patch });
+                    expect(patched.structuredContent).to.include(spec.patch);
+                    expect((await rest('GET', `${spec.path}/${name('listed')}`, user.session)).result).to.include(spec.patch);
+
+                    const deleted = await call(session, `${spec.kind}_delete`, { name: name('listed') });
+                    expect(deleted.structuredContent).to.equal({ deleted: true, name: name('listed') });
+                    expect((await rest('GET', `${spec.path}/${name('listed')}`, user.session)).statusCode).to.equal(404);
+                });
+
+                it(`report another user's ${spec.noun} as not found, and a key without ${spec.scope}:write as a missing scope`, async () => {
+                    const stranger = await register(instance.api.server, `${spec.kind}-stranger-${path}`);
+                    await rest('POST', spec.path, stranger.session, { name: name('theirs'), ...spec.body });
+                    for (const [tool, args] of [['get', {}], ['patch', { plan: 'pro' }], ['delete', {}]] as const) {
+                        const refused = await call(session, `${spec.kind}_${tool}`, { ...args, name: name('theirs') });
+                        expect(refused.isError, tool).to.be.true();
+                        expect(text(refused), tool).to.include(`404 Not Found: ${spec.label} not found`);
+                    }
+
+                    const reader = await open((await createKey(instance.api.server, user, [`${spec.scope}:read`])).token);
+                    const refused = await call(reader, `${spec.kind}_create`, { projectId: user.projectId, name: name('never'), ...spec.body });
+                    expect(JSON.parse(text(refused).split('\n\n')[1]!)).to.equal({ statusCode: 403, error: 'Forbidden', message: `Missing required scope(s): ${spec.scope}:write` });
+                    expect((await rest('GET', `${spec.path}/${name('theirs')}`, stranger.session)).result.plan).to.equal('starter');
+                });
+
+                it(`refuse an argument the ${spec.noun} body does not have, before calling the API`, async () => {
+                    const refused = await call(session, `${spec.kind}_create`, { name: name('strict'), ...spec.body, colour: 'blue' });
+                    expect(text(refused)).to.include('Input validation error');
+                    expect((await rest('GET', `${spec.path}/${name('strict')}`, user.session)).statusCode).to.equal(404);
+                });
+            });
+        }
+
+        describe('the cron jobs tools\' schedules', () => {
+
+            it('require a schedule and a command before calling the API, and pass the API\'s 400 on for a bad expression or time zone', async () => {
+                const missing = await call(session, 'cron_jobs_create', { name: `cron-${path}-bare`, startCommand: 'x' });
+                expect(text(missing)).to.include('Input validation error');
+                for (const [field, value, message] of [
+                    ['schedule', '61 * * * *', '"schedule" is not a valid cron expression'],
+                    ['timeZone', 'Mars/Olympus_Mons', '"timeZone" must be an IANA time zone such as Europe/Berlin or UTC']
+                ] as const) {
+                    const refused = await call(session, 'cron_jobs_create', { name: `cron-${path}-bad`, schedule: '0 3 * * *', startCommand: 'x', [field]: value });
+                    expect(refused.isError, field).to.be.true();
+                    expect(text(refused), field).to.include(`400 Bad Request: ${message}`);
+                }
+
+                expect((await rest('GET', `/v1/cron-jobs/cron-${path}-bad`, user.session)).statusCode).to.equal(404);
             });
         });
     });

@@ -11,7 +11,9 @@ import { testServer, type TestServer } from '../helpers/server';
 // accepts. Each body of a corpus (every field at and past its bounds, each choice and a wrong one, nulls, empty
 // strings, unknown keys) goes to the route's own Joi schema, taken from the running server, and to the tool's input
 // schema; they must agree on every one. Values of the wrong JSON type for a number or boolean are left out: Joi
-// converts a numeric string where REST expects a number, a tool's JSON Schema says number.
+// converts a numeric string where REST expects a number, a tool's JSON Schema says number. A field checked by code (a
+// Joi `custom` rule: a cron expression, a time zone) is checked by the API alone: the tool accepts every value REST
+// accepts, and REST's 400 names the field for the others.
 const { describe, it, before, after } = exports.lab = Lab.script();
 const { expect } = Code;
 
@@ -58,6 +60,10 @@ function samples(field: string, description: Description): unknown[] {
     return values;
 }
 
+/** Valid values of the fields checked by code, which the generic samples cannot guess. */
+const VALID: Readonly<Record<string, string>> = { schedule: '0 3 * * *', timeZone: 'Europe/Berlin' };
+const checkedByCode = (field: Description) => (field.rules ?? []).some((rule) => rule.name === 'custom');
+
 describe('MCP tool inputs and REST bodies', () => {
 
     let instance: TestServer;
@@ -83,13 +89,18 @@ describe('MCP tool inputs and REST bodies', () => {
             const rest = payloadSchema(tool.row.id);
             const fields = (rest.describe() as Description).keys ?? {};
             const base: Record<string, unknown> = tool.action === 'create'
-                ? Object.fromEntries(Object.entries(fields).filter(([, field]) => field.flags?.presence === 'required').map(([key]) => [key, key === 'name' ? 'good-name' : 'Good Name']))
+                ? Object.fromEntries(Object.entries(fields).filter(([, field]) => field.flags?.presence === 'required').map(([key]) => [key, key === 'name' ? 'good-name' : VALID[key] ?? 'Good Name']))
                 : { [Object.keys(fields)[0]!]: samples(Object.keys(fields)[0]!, fields[Object.keys(fields)[0]!]!).find((value) => !rest.validate({ [Object.keys(fields)[0]!]: value }).error) };
             const bodies: Array<Record<string, unknown>> = [{}, base, { ...base, unknownField: 1 }];
+            const byCode = new Set<Record<string, unknown>>();
             const jsonType = (value: unknown, field: Description) => (field.type !== 'number' || typeof value !== 'string') && (field.type !== 'boolean' || typeof value !== 'string');
             for (const [key, field] of Object.entries(fields)) {
-                for (const value of samples(key, field).filter((candidate) => jsonType(candidate, field))) {
-                    bodies.push({ ...base, [key]: value });
+                for (const value of [...samples(key, field), ...VALID[key] ? [VALID[key]] : []].filter((candidate) => jsonType(candidate, field))) {
+                    const body = { ...base, [key]: value };
+                    bodies.push(body);
+                    if (checkedByCode(field)) {
+                        byCode.add(body);
+                    }
                 }
             }
 
@@ -103,7 +114,13 @@ describe('MCP tool inputs and REST bodies', () => {
                     continue;
                 }
 
-                expect(toolAccepts, `${JSON.stringify(body)}: REST ${restAccepts ? 'accepts' : 'refuses'} it`).to.equal(restAccepts);
+                if (byCode.has(body)) {
+                    expect(!restAccepts || toolAccepts, `${JSON.stringify(body)}: REST accepts it`).to.be.true();
+                }
+                else {
+                    expect(toolAccepts, `${JSON.stringify(body)}: REST ${restAccepts ? 'accepts' : 'refuses'} it`).to.equal(restAccepts);
+                }
+
                 ++compared;
             }
 

@@ -7,6 +7,8 @@ import * as runtimeResources from './004-runtime-resources';
 import * as notifications from './020-notifications';
 import * as oauth from './030-oauth';
 import * as invitations from './035-invitations';
+import * as workers from './045-workers';
+import * as cronJobs from './046-cron-jobs';
 
 // Migrations in order, imported rather than scanned, so they load the same under lab (.ts), from dist (.js) and
 // inside a host application that embeds the plugins.
@@ -17,5 +19,7 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; up: (knex: Knex) => Promi
     { name: '004-runtime-resources', ...runtimeResources },
     { name: '020-notifications', ...notifications },
     { name: '030-oauth', ...oauth },
-    { name: '035-invitations', ...invitations }
+    { name: '035-invitations', ...invitations },
+    { name: '045-workers', ...workers },
+    { name: '046-cron-jobs', ...cronJobs }
 ];

@@ -1,8 +1,6 @@
 import { BaseModel } from '../../../lib/db/model';
 
-/** `recorded`: the runtime driver ran nothing (records), so there is no exit code to report. */
-export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'recorded';
-
+/** A cron job of an app: its command runs on the app's schedule (UTC); its runs are the scheduler's (lib/scheduler). */
 export class AppCronJob extends BaseModel {
     static override tableName = 'app_cron_jobs';
 
@@ -17,21 +15,4 @@ export class AppCronJob extends BaseModel {
     lastRunAt!: string | null;
     createdAt!: string;
     updatedAt!: string;
-}
-
-export class AppCronRun extends BaseModel {
-    static override tableName = 'app_cron_runs';
-
-    id!: string;
-    cronJobId!: string;
-    appId!: string;
-    projectId!: string;
-    status!: RunStatus;
-    trigger!: 'schedule' | 'manual';
-    driver!: string;
-    exitCode!: number | null;
-    scheduledFor!: string | null;
-    startedAt!: string | null;
-    finishedAt!: string | null;
-    createdAt!: string;
 }

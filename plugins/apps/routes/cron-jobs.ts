@@ -1,34 +1,23 @@
 import Joi from 'joi';
 
-import { scheduleError } from '../../../lib/cron';
 import { respondWithPage } from '../../../lib/list-response';
 import { listQuery } from '../../../lib/pagination';
 import { commandField } from '../../../lib/resources/fields';
 import type { RuntimeFamily } from '../../../lib/resources/family';
 import { logQuery } from '../../../lib/resources/logs';
 import { route, type RouteHandlers } from '../../../lib/route-table';
+import { scheduleField } from '../../../lib/scheduler/fields';
+import { publicRun } from '../../../lib/scheduler/runs';
 import { fields } from '../../../lib/validation';
 import type { App } from '../models/app';
-import type { AppCronJob, AppCronRun } from '../models/cron-job';
+import type { AppCronJob } from '../models/cron-job';
 import type { CronJobInput, CronJobPatch, CronJobsService } from '../services/cron-jobs';
 import { APP, CRON_JOB, CRON_RUN, params } from './params';
-
-const schedule = () => Joi.string().trim().max(120).custom((value: string, helpers) => {
-    const problem = scheduleError(value);
-    return problem ? helpers.message({ custom: `"schedule" ${problem}` }) : value;
-});
 
 function publicCronJob(app: App, job: AppCronJob) {
     return {
         id: job.id, appName: app.name, projectId: job.projectId, name: job.name, schedule: job.schedule, command: job.command, status: job.status,
         nextRunAt: job.nextRunAt, lastRunAt: job.lastRunAt, createdAt: job.createdAt, updatedAt: job.updatedAt
-    };
-}
-
-function publicRun(run: AppCronRun) {
-    return {
-        id: run.id, cronJobId: run.cronJobId, status: run.status, trigger: run.trigger, driver: run.driver, exitCode: run.exitCode,
-        scheduledFor: run.scheduledFor, startedAt: run.startedAt, finishedAt: run.finishedAt, createdAt: run.createdAt
     };
 }
 
@@ -45,7 +34,7 @@ export function cronJobRoutes(family: RuntimeFamily<App>, cronJobs: CronJobsServ
         'apps.cronJobs.get': route({ params: params.cronJob, handler: (request) => publicCronJob(APP.of(request), CRON_JOB.of(request)) }),
         'apps.cronJobs.create': route({
             params: params.app,
-            payload: Joi.object<CronJobInput, true>({ name: fields.name().required(), schedule: schedule().required(), command: commandField().required() }),
+            payload: Joi.object<CronJobInput, true>({ name: fields.name().required(), schedule: scheduleField().required(), command: commandField().required() }),
             handler: async (request, h) => {
                 const app = APP.of(request);
                 return h.response(publicCronJob(app, await cronJobs.create(app, request.payload))).code(201);
@@ -53,7 +42,7 @@ export function cronJobRoutes(family: RuntimeFamily<App>, cronJobs: CronJobsServ
         }),
         'apps.cronJobs.patch': route({
             params: params.cronJob,
-            payload: Joi.object<CronJobPatch, true>({ schedule: schedule(), command: commandField(), status: Joi.string().valid('active', 'paused') }).min(1),
+            payload: Joi.object<CronJobPatch, true>({ schedule: scheduleField(), command: commandField(), status: Joi.string().valid('active', 'paused') }).min(1),
             handler: async (request) => publicCronJob(APP.of(request), await cronJobs.update(CRON_JOB.of(request), request.payload))
         }),
         'apps.cronJobs.delete': route({

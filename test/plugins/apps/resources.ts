@@ -4,6 +4,7 @@ import * as Lab from '@hapi/lab';
 import { caller, collaborate, createKey, joinProject, register, type TestUser } from '../../helpers/api';
 import { digest } from '../../helpers/db';
 import { createApp, deploymentSettled, eventually } from '../../helpers/apps';
+import { manualClock } from '../../helpers/clock';
 import { fakeDns, type FakeDns } from '../../helpers/fake-dns';
 import { testServer, type TestServer } from '../../helpers/server';
 
@@ -16,10 +17,12 @@ describe('app domains, collaborators, worker processes and cron jobs', () => {
     let dns: FakeDns;
     let owner: TestUser;
     const call = caller(() => instance.server);
+    const clock = manualClock();
+    const scheduler = () => instance.server.plugins['hostless-resources'].services.scheduler;
 
     before(async () => {
         dns = await fakeDns();
-        instance = await testServer({ dnsServers: [dns.address] });
+        instance = await testServer({ dnsServers: [dns.address] }, { clock });
         instance.server.plugins['hostless-jobs'].queue.start();
         owner = await register(instance.server, 'owner');
     });
@@ -270,9 +273,10 @@ describe('app domains, collaborators, worker processes and cron jobs', () => {
             expect(created.result).to.include({ status: 'active', schedule: '*/5 * * * *' });
             expect(Date.parse(created.result.nextRunAt) % 300_000).to.equal(0);
 
-            // The schedule's fire job is due at nextRunAt; bring it forward to now to see it run.
-            const knex = instance.server.app.knex;
-            await knex('jobs').where({ type: 'app-cron.fire' }).andWhere('idempotency_key', `app-cron:${created.result.id}:${created.result.nextRunAt}`).update({ run_at: new Date().toISOString() });
+            // The scheduler's clock reaches nextRunAt: the due time is claimed once, and run.
+            clock.set(created.result.nextRunAt);
+            expect(await scheduler().tick()).to.equal(1);
+            expect(await scheduler().tick()).to.equal(0);
             const scheduled = await eventually(async () => (await call('GET', `/v1/apps/${app.name}/cron-jobs/${created.result.id}/runs`, owner.session)).result,
                 (runs: any[]) => runs.length === 1 && runs[0].status === 'recorded', 'the scheduled run');
             expect(scheduled[0]).to.include({ trigger: 'schedule', scheduledFor: created.result.nextRunAt, exitCode: null, driver: 'records' });
@@ -300,11 +304,10 @@ describe('app domains, collaborators, worker processes and cron jobs', () => {
             expect(new Date(resumed.result.nextRunAt).getUTCMinutes()).to.equal(30);
             expect((await call('DELETE', `/v1/apps/${app.name}/cron-jobs/${created.result.id}`, owner.session)).statusCode).to.equal(204);
 
-            const knex = instance.server.app.knex;
-            await knex('jobs').where({ type: 'app-cron.fire' }).andWhere('idempotency_key', 'like', `app-cron:${created.result.id}:%`).update({ run_at: new Date().toISOString() });
-            await eventually(() => knex('jobs').where({ type: 'app-cron.fire' }).andWhere('idempotency_key', 'like', `app-cron:${created.result.id}:%`).whereNot({ status: 'succeeded' }),
-                (pending: unknown[]) => pending.length === 0, 'the stale fires to settle');
-            expect(await knex('app_cron_runs').where({ cron_job_id: created.result.id })).to.equal([]);
+            clock.set(resumed.result.nextRunAt);
+            clock.advance(3 * 3600_000);
+            await scheduler().tick();
+            expect(await instance.server.app.knex('cron_runs').where({ job_id: created.result.id })).to.equal([]);
         });
     });
 });

@@ -223,14 +223,16 @@ describe('dashboard projects', () => {
         const text = pageText((await visitor.get(`/dashboard/projects/${projectId}`)).payload);
         expect(text).to.contain('Apps No apps in this project.');
         expect(text).to.contain('Cron jobs No cron jobs in this project.');
-        expect(text).to.contain('This server does not serve sites, workers, databases, and virtual machines yet, so there are none to show.');
+        expect(text).to.contain('Workers No workers in this project.');
+        expect(text).to.contain('This server does not serve sites, databases, and virtual machines yet, so there are none to show.');
     });
 
-    it('shows the cron jobs of the project\'s apps, app by app, while the project-wide cron job list is not served', async () => {
+    it('shows the project\'s workers and cron jobs, its own cron jobs first and then its apps\', app by app, paused ones said so', async () => {
         const { visitor, email, password } = await signedUp(instance.server);
         const projectId = await createProject(visitor, 'Scheduled');
         const session = (await login(instance.server, { email, password })).session;
-        const app = await call('POST', '/v1/apps', session, { name: `cron-${projectId.slice(4, 12).toLowerCase()}`, projectId });
+        const tag = projectId.slice(4, 12).toLowerCase();
+        const app = await call('POST', '/v1/apps', session, { name: `cron-${tag}`, projectId });
         expect(app.statusCode).to.equal(201);
         for (const [name, status] of [['nightly', 'active'], ['weekly', 'paused']]) {
             const job = await call('POST', `/v1/apps/${app.result.name}/cron-jobs`, session, { name, schedule: '0 3 * * *', command: 'node job.js' });
@@ -240,9 +242,17 @@ describe('dashboard projects', () => {
             }
         }
 
+        const report = await call('POST', '/v1/cron-jobs', session, { name: `report-${tag}`, projectId, schedule: '0 6 * * 1', timeZone: 'Europe/Paris', startCommand: 'node report.js' });
+        expect(report.statusCode).to.equal(201);
+        await call('POST', `/v1/cron-jobs/report-${tag}/pause`, session);
+        const worker = await call('POST', '/v1/workers', session, { name: `mailer-${tag}`, projectId, startCommand: 'node mailer.js' });
+        expect(worker.statusCode).to.equal(201);
+
         const text = pageText((await visitor.get(`/dashboard/projects/${projectId}`)).payload);
-        expect(text).to.contain(`Cron jobs ${app.result.name} / nightly active ${app.result.name} / weekly paused`);
+        expect(text).to.contain(`Workers mailer-${tag} created`);
+        expect(text).to.contain(`Cron jobs report-${tag} paused ${app.result.name} / nightly active ${app.result.name} / weekly paused`);
         expect(text).to.not.contain('cron jobs yet');
+        expect(text).to.not.contain('workers yet');
     });
 
     describe('when more kinds\' list routes are mounted', () => {
@@ -270,7 +280,7 @@ describe('dashboard projects', () => {
             const text = pageText((await visitor.get(`/dashboard/projects/${projectId}`)).payload);
             expect(text).to.contain(`Resources Apps ${(created.result as { name: string }).name} created`);
             expect(text).to.contain('Sites Sites are not available on your plan');
-            expect(text).to.contain('This server does not serve workers, databases, and virtual machines yet');
+            expect(text).to.contain('This server does not serve databases and virtual machines yet');
         });
     });
 });
