@@ -35,6 +35,8 @@ export interface RuntimeAdapter<R extends RuntimeResource> extends DeploymentAda
     observes?(metric: MetricName): boolean;
     /** The kind's own cleanup, in the delete's transaction, before the shared tables are emptied. */
     beforeRemove?(trx: Knex.Transaction, row: R): Promise<void>;
+    /** After the delete committed (housekeeping outside the database, such as stored files no one names any more). */
+    afterRemove?(row: R): Promise<void>;
 }
 
 export interface RuntimeFamily<R extends RuntimeResource> {
@@ -130,6 +132,10 @@ export function runtimeFamily<R extends RuntimeResource>(kind: RuntimeKind, adap
                         ...repositoryColumns(input.repository ?? null), autoDeploy: input.autoDeploy ?? false, liveDeploymentId: null,
                         createdAt: now, updatedAt: now, ...own(input)
                     } as unknown as PartialModelObject<R>) as unknown as R;
+                    if (kind.edge) {
+                        await services.edgeNames.claim(trx, refOfRow(row));
+                    }
+
                     await services.envVars.write(trx, refOfRow(row), input.environmentVariables ?? {});
                     await services.allocation.record(trx, refOfRow(row), 'created', { running: false, instances: row.instances, plan: row.plan });
                     return row;
@@ -158,11 +164,16 @@ export function runtimeFamily<R extends RuntimeResource>(kind: RuntimeKind, adap
             await knex.transaction(async (trx) => {
                 await adapter.beforeRemove?.(trx, row);
                 await removeOwned(trx, refOfRow(row));
+                if (kind.edge) {
+                    await services.edgeNames.release(trx, refOfRow(row));
+                }
+
                 await model.query(trx).deleteById(row.id);
                 await services.allocation.record(trx, refOfRow(row), 'deleted', { running: false, instances: 0 });
             });
             // Its logs went with it: the driver's account of stopping it has nowhere to go.
-            await services.driver.stop(targetOf(kind.kind, row), { signal: new AbortController().signal, log: async () => { } });
+            await services.deployments.driverOf(kind.kind).stop(targetOf(kind.kind, row), { signal: new AbortController().signal, log: async () => { } });
+            await adapter.afterRemove?.(row);
         }
     };
     return family;

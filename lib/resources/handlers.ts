@@ -85,7 +85,7 @@ export function sharedHandlers<R extends RuntimeResource>(family: RuntimeFamily<
     const collaboratorParams = Joi.object<Record<string, string>, true>({ ...one, email: fields.email().required() });
     const row = family.resource;
     const ref = <Refs extends ReqRef>(request: Request<Refs>) => family.refOf(row.of(request));
-    const observes = (metric: MetricName) => adapter.observes?.(metric) ?? services.driver.observes(metric);
+    const observes = (metric: MetricName) => adapter.observes?.(metric) ?? services.deployments.driverOf(kind.kind).observes(metric);
     const deploymentLogs = (streams: Array<'build' | 'release'>) => route({
         params: deploymentParams,
         query: logQuery,

@@ -5,6 +5,7 @@ import { GitAccess } from '../git/access';
 import type { DnsProbe } from '../outside/dns-probe';
 import type { JobQueue } from '../queue/types';
 import type { RuntimeDriver } from '../runtime/driver';
+import { EdgeNames } from '../edge/names';
 import { Allocation } from './allocation';
 import { Collaborators } from './collaborators';
 import { DEPLOY_JOB, DeploymentEngine } from './deployments';
@@ -28,6 +29,7 @@ export interface RuntimeServicesOptions {
     dns: DnsProbe;
     githubApiUrl: string;
     outboundAllowlist: readonly string[];
+    reservedNames?: readonly string[];                          // names the edge's name space refuses (see lib/edge/hosts.ts)
 }
 
 export interface RuntimeServices {
@@ -46,6 +48,7 @@ export interface RuntimeServices {
     search: Search;
     traces: Traces;
     git: GitAccess;
+    edgeNames: EdgeNames;
 }
 
 export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeServices {
@@ -54,6 +57,12 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
     const logs = new LogStore(knex, reader);
     const envVars = new EnvVars(knex, options.sealKey);
     const allocation = new Allocation();
+    const deployments = new DeploymentEngine({
+        knex, driver, logs, envVars, allocation, lists,
+        enqueue: async (trx, deploymentId) => {
+            await queue.enqueue(DEPLOY_JOB, { deploymentId }, { trx, idempotencyKey: `deployment:${deploymentId}` });
+        }
+    });
     return {
         knex,
         queue,
@@ -65,15 +74,11 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
         collaborators: new Collaborators(knex),
         domains: new Domains(knex, queue, options.dns),
         allocation,
-        deployments: new DeploymentEngine({
-            knex, driver, logs, envVars, allocation, lists,
-            enqueue: async (trx, deploymentId) => {
-                await queue.enqueue(DEPLOY_JOB, { deploymentId }, { trx, idempotencyKey: `deployment:${deploymentId}` });
-            }
-        }),
-        scaling: new Scaling(knex, driver, allocation),
+        deployments,
+        scaling: new Scaling(knex, (kind) => deployments.driverOf(kind), allocation),
         search: new Search(knex, logs, envVars),
         traces: new Traces(knex),
-        git: new GitAccess({ knex, sealKey: options.sealKey, githubApiUrl: options.githubApiUrl, allowlist: options.outboundAllowlist })
+        git: new GitAccess({ knex, sealKey: options.sealKey, githubApiUrl: options.githubApiUrl, allowlist: options.outboundAllowlist }),
+        edgeNames: new EdgeNames(options.reservedNames)
     };
 }

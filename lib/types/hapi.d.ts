@@ -9,6 +9,7 @@ import type { FastReader } from '../db/fast-reader';
 import type { Lists } from '../lists';
 import type { Outbox } from '../notifications/outbox';
 import type { RuntimeServices } from '../resources/services';
+import type { MultipartForm, MultipartSpec } from '../multipart';
 
 declare module '@hapi/hapi' {
     interface UserCredentials {
@@ -26,6 +27,7 @@ declare module '@hapi/hapi' {
 
     interface PluginSpecificConfiguration {
         platform?: CompiledRow;
+        multipart?: MultipartSpec;
     }
 
     interface PluginProperties {
@@ -46,5 +48,6 @@ declare module '@hapi/hapi' {
 
     interface PluginsStates {
         platform?: Access;
+        form?: MultipartForm;                                   // a multipart row's parts: its body read, its file not yet
     }
 }

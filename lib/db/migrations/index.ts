@@ -6,6 +6,7 @@ import * as apps from './003-apps';
 import * as runtimeResources from './004-runtime-resources';
 import * as notifications from './020-notifications';
 import * as oauth from './030-oauth';
+import * as sites from './040-sites';
 
 // Migrations in order, imported rather than scanned, so they load the same under lab (.ts), from dist (.js) and
 // inside a host application that embeds the plugins.
@@ -15,5 +16,6 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; up: (knex: Knex) => Promi
     { name: '003-apps', ...apps },
     { name: '004-runtime-resources', ...runtimeResources },
     { name: '020-notifications', ...notifications },
-    { name: '030-oauth', ...oauth }
+    { name: '030-oauth', ...oauth },
+    { name: '040-sites', ...sites }
 ];
