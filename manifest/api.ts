@@ -10,6 +10,7 @@ import { apiKeysPlugin } from '../plugins/api-keys';
 import { appsPlugin } from '../plugins/apps';
 import { authPlugin } from '../plugins/auth';
 import { dashboardPlugin } from '../plugins/dashboard';
+import { edgePlugin } from '../plugins/edge';
 import { healthPlugin } from '../plugins/health';
 import { jobsPlugin } from '../plugins/jobs';
 import { logPlugin } from '../plugins/log';
@@ -18,12 +19,14 @@ import { oauthPlugin } from '../plugins/oauth';
 import { projectsPlugin } from '../plugins/projects';
 import { resourcesPlugin } from '../plugins/resources';
 import { securityEventsPlugin } from '../plugins/security-events';
+import { sitesPlugin } from '../plugins/sites';
+import { HostRules, type HostRulesOptions } from '../lib/edge/hosts';
 import type { Config } from './config';
 import { DOCS_DIR } from './docs';
 import pkg from '../package.json';
 
 /** The families the API mounts, in order: their tables are exactly the routes it serves. */
-export const API_FAMILIES = [notificationsPlugin, accountsPlugin, apiKeysPlugin, projectsPlugin, securityEventsPlugin, oauthPlugin, appsPlugin, healthPlugin, dashboardPlugin] as const;
+export const API_FAMILIES = [notificationsPlugin, accountsPlugin, apiKeysPlugin, projectsPlugin, securityEventsPlugin, oauthPlugin, appsPlugin, sitesPlugin, healthPlugin, dashboardPlugin] as const;
 
 
 /** The password that seals the dashboard's session cookie: derived from SESSION_SECRET, so rotating it signs everyone out. */
@@ -38,6 +41,11 @@ export function mcpResource(config: Config): string {
 
 export function mountedTables(): RouteTable[] {
     return API_FAMILIES.map((family) => family.table);
+}
+
+/** Which hosts are the platform's and which the tenants' (lib/edge/hosts.ts). */
+export function hostRules(config: Config): HostRulesOptions {
+    return { publicUrl: config.publicUrl, mcpPublicUrl: config.mcpPublicUrl, apiBaseUrl: config.apiBaseUrl, bind: config.host, sitesDomain: config.sites.domain };
 }
 
 /** The runtime driver the configuration names. */
@@ -86,10 +94,12 @@ export function apiManifest(config: Config, knex: Knex, write: (line: string) =>
                     plugin: resourcesPlugin,
                     options: {
                         knex, encryptionKey: config.encryptionKey, driver, githubApiUrl: config.github.apiUrl,
-                        outboundAllowlist: config.outbound.allowlist, dnsServers: config.dnsServers
+                        outboundAllowlist: config.outbound.allowlist, dnsServers: config.dnsServers, reservedNames: new HostRules(hostRules(config)).reservedNames()
                     }
                 },
+                { plugin: edgePlugin, options: { hosts: hostRules(config), dataDir: config.dataDir, flushMs: config.sites.flushMs } },
                 { plugin: appsPlugin, options: { prices: config.prices, reviewAppHours: config.reviewAppHours } },
+                { plugin: sitesPlugin, options: { reviewHours: config.reviewAppHours } },
                 { plugin: healthPlugin, options: { knex, version: pkg.version } },
                 {
                     plugin: dashboardPlugin,

@@ -49,7 +49,8 @@ export interface RuntimeFamily<R extends RuntimeResource> {
     serialize(row: R): Record<string, unknown>;
     serializeDeployment(row: R, deployment: Deployment): Record<string, unknown>;
     context(row: R, extra?: { deploymentId?: string; runId?: string }, signal?: AbortSignal): DriverContext;
-    create(projectId: string, input: RuntimeCreate): Promise<R>;
+    /** Creates one, in the caller's transaction when given (a kind creating it with its first deployment). */
+    create(projectId: string, input: RuntimeCreate, trx?: Knex.Transaction): Promise<R>;
     update(row: R, input: RuntimePatch): Promise<R>;
     remove(row: R): Promise<void>;
 }
@@ -122,10 +123,10 @@ export function runtimeFamily<R extends RuntimeResource>(kind: RuntimeKind, adap
         context: (row, extra = {}, signal = new AbortController().signal) =>
             services.deployments.context({ resourceType: kind.kind, resourceId: row.id, projectId: row.projectId, ...(extra.deploymentId ? { id: extra.deploymentId } : {}) }, signal, extra.runId),
 
-        async create(projectId, input) {
+        async create(projectId, input, outer) {
             const now = nowIso();
             try {
-                return await knex.transaction(async (trx) => {
+                return await (outer ? (work: (trx: Knex.Transaction) => Promise<R>) => work(outer) : (work: (trx: Knex.Transaction) => Promise<R>) => knex.transaction(work))(async (trx) => {
                     const row = await model.query(trx).insertAndFetch({
                         id: newId(kind.idPrefix), name: input.name, projectId, status: 'created', plan: input.plan ?? 'starter', region: input.region ?? 'eu-west',
                         instances: input.instances ?? 1, buildCommand: input.buildCommand ?? null, startCommand: input.startCommand ?? null,
@@ -190,7 +191,7 @@ export interface RuntimeFamilyDefinition<R extends RuntimeResource, O> {
      * The kind's own rows' handlers (and its jobs): everything the shared rows do not cover, and what its deployments
      * do in a review lane (which needs this server's services).
      */
-    register?(server: Server, family: RuntimeFamily<R>, options: O): { routes: RouteHandlers; onReview?: DeploymentAdapter<R>['onReview'] };
+    register?(server: Server, family: RuntimeFamily<R>, options: O): { routes: RouteHandlers; onReview?: DeploymentAdapter<R>['onReview']; hooks?: Partial<RuntimeAdapter<R>> };
 }
 
 /** The hapi plugin of a runtime family: shared handlers for the shared rows its table lists, its own for the rest. */
@@ -201,14 +202,17 @@ export function runtimeFamilyPlugin<R extends RuntimeResource, O extends object>
         dependencies: ['hostless-auth', 'hostless-jobs', 'hostless-resources', ...definition.dependencies ?? []],
         register(server, options) {
             const { services } = server.plugins['hostless-resources'];
-            const family = runtimeFamily(definition.kind, definition.adapter, services);
+            // One adapter per server: the hooks a kind builds from this server's services join it at registration.
+            const adapter: RuntimeAdapter<R> = { ...definition.adapter };
+            const family = runtimeFamily(definition.kind, adapter, services);
             const own = definition.register?.(server, family, options);
-            services.deployments.register(definition.kind.kind, { ...definition.adapter, ...(own?.onReview ? { onReview: own.onReview } : {}) });
+            Object.assign(adapter, own?.hooks, own?.onReview ? { onReview: own.onReview } : {});
+            services.deployments.register(definition.kind.kind, adapter);
             const ids = new Set(definition.table.rows.map((row) => row.id));
             const handlers: RouteHandlers = Object.fromEntries(Object.entries(sharedHandlers(family)).filter(([id]) => ids.has(id)));
             Object.assign(handlers, own?.routes);
             bindRoutes(server, definition.table, handlers, {
-                ...definition.loaders, [definition.kind.kind]: definition.adapter.model, [definition.kind.deploymentKind]: Deployment
+                ...definition.loaders, [definition.kind.kind]: adapter.model, [definition.kind.deploymentKind]: Deployment
             });
         }
     };

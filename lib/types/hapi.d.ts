@@ -10,6 +10,9 @@ import type { Lists } from '../lists';
 import type { Outbox } from '../notifications/outbox';
 import type { RuntimeServices } from '../resources/services';
 import type { MultipartForm, MultipartSpec } from '../multipart';
+import type { Edge } from '../edge/edge';
+import type { EdgeMeter } from '../edge/meter';
+import type { FileStore } from '../edge/store';
 
 declare module '@hapi/hapi' {
     interface UserCredentials {
@@ -42,6 +45,7 @@ declare module '@hapi/hapi' {
             lists: Lists;
         };
         'hostless-resources': { services: RuntimeServices };
+        'hostless-edge': { edge: Edge; store: FileStore; meter: EdgeMeter };
         'hostless-jobs': { queue: JobQueue; mode: 'all' | 'api' | 'worker' };
         'hostless-notifications': { outbox: Outbox };
     }

@@ -5,6 +5,7 @@ import { deriveKey } from '../../lib/crypto';
 import { DnsProbe } from '../../lib/outside/dns-probe';
 import { DEPLOY_JOB } from '../../lib/resources/deployments';
 import { VERIFY_JOB } from '../../lib/resources/domains';
+import { expireReview, REVIEW_EXPIRE_JOB } from '../../lib/resources/reviews';
 import { createRuntimeServices } from '../../lib/resources/services';
 import type { RuntimeDriver } from '../../lib/runtime/driver';
 
@@ -17,6 +18,7 @@ export interface ResourcesPluginOptions {
     githubApiUrl: string;
     outboundAllowlist: readonly string[];
     dnsServers?: readonly string[];
+    reservedNames?: readonly string[];                          // names the edge's name space refuses
 }
 
 export const resourcesPlugin: NamedPlugin<ResourcesPluginOptions> = {
@@ -33,11 +35,13 @@ export const resourcesPlugin: NamedPlugin<ResourcesPluginOptions> = {
             sealKey: deriveKey(options.encryptionKey, 'secrets-at-rest'),
             dns: new DnsProbe({ ...(options.dnsServers ? { servers: options.dnsServers } : {}) }),
             githubApiUrl: options.githubApiUrl,
-            outboundAllowlist: options.outboundAllowlist
+            outboundAllowlist: options.outboundAllowlist,
+            ...(options.reservedNames ? { reservedNames: options.reservedNames } : {})
         });
 
         queue.handle(DEPLOY_JOB, (payload: { deploymentId: string }, context) => services.deployments.run(payload.deploymentId, context));
         queue.handle(VERIFY_JOB, (payload: { domainId: string }) => services.domains.verify(payload.domainId));
+        queue.handle(REVIEW_EXPIRE_JOB, (payload: { reviewId: string }) => expireReview(options.knex, payload.reviewId));
         server.expose('services', services);
     }
 };

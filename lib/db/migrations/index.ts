@@ -7,6 +7,7 @@ import * as runtimeResources from './004-runtime-resources';
 import * as notifications from './020-notifications';
 import * as oauth from './030-oauth';
 import * as sites from './040-sites';
+import * as reviews from './041-reviews';
 
 // Migrations in order, imported rather than scanned, so they load the same under lab (.ts), from dist (.js) and
 // inside a host application that embeds the plugins.
@@ -17,5 +18,6 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; up: (knex: Knex) => Promi
     { name: '004-runtime-resources', ...runtimeResources },
     { name: '020-notifications', ...notifications },
     { name: '030-oauth', ...oauth },
-    { name: '040-sites', ...sites }
+    { name: '040-sites', ...sites },
+    { name: '041-reviews', ...reviews }
 ];
