@@ -125,15 +125,17 @@ export class Edge {
             return notFoundPage(h, 'There is no site at this address.').takeover();
         }
 
+        // The path as sent (the router strips a trailing slash, which tells a folder here), dot segments resolved.
         let path: string;
         try {
-            path = decodeURIComponent(request.path);
+            path = decodeURIComponent(new URL(request.raw.req.url ?? '/', 'http://edge.invalid').pathname);
         }
         catch {
             return notFoundPage(h, 'This address is not valid.', 400).takeover();
         }
 
         let measured = false;
+        const visitor = { address: request.info.remoteAddress ?? '', userAgent: String(request.headers['user-agent'] ?? '') };     // read now: the socket may be gone at the end
         const context: EdgeContext = {
             request, h, path,
             measure: (outcome) => {
@@ -142,7 +144,7 @@ export class Edge {
                     this.options.measure({
                         resource: target.resource, status: outcome.status, bytes: outcome.bytes, path,
                         durationMs: Date.now() - request.info.received, at: request.info.received,
-                        visitor: { address: request.info.remoteAddress, userAgent: String(request.headers['user-agent'] ?? '') }
+                        visitor
                     });
                 }
             }
@@ -155,10 +157,10 @@ export class Edge {
         // The body's bytes as they leave (after a stored gzip variant was chosen; before hapi's own compression).
         const response = answer as ResponseObject;
         let bytes = 0;
-        request.events.on('peek', (chunk: string | Buffer) => {
+        response.events.on('peek', (chunk: string | Buffer) => {
             bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
         });
-        request.events.once('finish', () => context.measure({ status: response.statusCode, bytes }));
+        response.events.once('finish', () => context.measure({ status: response.statusCode, bytes }));
         request.events.once('disconnect', () => context.measure({ status: response.statusCode, bytes }));
         return response.takeover();
     };

@@ -17,10 +17,21 @@ export function cacheControl(path: string): string {
     return FINGERPRINTED.test(path) ? 'public, max-age=31536000, immutable' : 'public, max-age=0, must-revalidate';
 }
 
+/** Whether If-None-Match names this file's tag (strong, weak, or with a content coding's suffix). */
+function unmodified(header: string | undefined, tag: string): boolean {
+    return !!header && header.split(/\s*,\s*/).some((candidate) => candidate === '*' || candidate.replace(/^W\//, '').replace(/-(gzip|deflate)"$/, '"') === tag);
+}
+
 export function filesHandler(store: FileStore): TargetHandler<FilesTarget> {
     const answer = (context: EdgeContext, file: StoredFile, status = 200): ResponseObject => {
         const { request, h } = context;
         const gzip = file.gzipHash !== null && request.info.acceptEncoding === 'gzip';
+        const tag = `"${file.hash.slice(0, 32)}"`;
+        if (status === 200 && unmodified(request.headers['if-none-match'] as string | undefined, tag)) {
+            const response = h.response().code(304).header('etag', gzip ? `${tag.slice(0, -1)}-gzip"` : tag).header('cache-control', cacheControl(file.path));
+            return file.gzipHash !== null ? response.vary('accept-encoding') : response;
+        }
+
         const response = h.response(store.open(gzip ? file.gzipHash! : file.hash))
             .code(status)
             .type(file.contentType)

@@ -51,7 +51,7 @@ export class SitesService {
                 ingested = await this.builder.render(trx, site, chosen);
                 const deployment = await this.family.services.deployments.trigger('site', site, { trigger: 'publish' }, trx);
                 await this.files.attach(trx, site, deployment, ingested, 'visual-builder');
-                return { site, deployment };
+                return { site: await this.reread(trx, site), deployment };
             });
         }
         finally {
@@ -67,13 +67,17 @@ export class SitesService {
         return (await this.deploy(ingested, 'visual-builder', () => Promise.resolve(site))).deployment;
     }
 
+    private async reread(trx: Knex.Transaction, site: Site): Promise<Site> {
+        return (await this.family.adapter.model.query(trx).findById(site.id))!;
+    }
+
     private async deploy(ingested: Ingested, source: BuildSource, siteIn: (trx: Knex.Transaction) => Promise<Site>): Promise<{ site: Site; deployment: Deployment }> {
         try {
             return await this.knex.transaction(async (trx) => {
                 const site = await siteIn(trx);
                 const deployment = await this.family.services.deployments.trigger('site', site, { trigger: source === 'upload' ? 'upload' : 'publish' }, trx);
                 await this.files.attach(trx, site, deployment, ingested, source);
-                return { site, deployment };
+                return { site: await this.reread(trx, site), deployment };
             });
         }
         finally {
