@@ -46,6 +46,7 @@ declare module '@hapi/hapi' {
         };
         'hostless-resources': { services: RuntimeServices };
         'hostless-edge': { edge: Edge; store: FileStore; meter: EdgeMeter };
+        'hostless-dashboard'?: { cookie: string };
         'hostless-jobs': { queue: JobQueue; mode: 'all' | 'api' | 'worker' };
         'hostless-notifications': { outbox: Outbox };
     }
