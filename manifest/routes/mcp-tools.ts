@@ -3,6 +3,7 @@ import Joi from 'joi';
 import { createSchema, patchSchema } from '../../lib/resources/fields';
 import type { KindTools } from '../../lib/mcp/platform-tools';
 import { fields } from '../../lib/validation';
+import { SITE_FIELDS } from './sites';
 
 // The MCP platform tools as data (api-contract.md section 12): one line per kind, expanded into
 // `<kind>_list|get|create|patch|delete` and mapped onto the REST routes named here. `offered` is the switch: a
@@ -30,7 +31,11 @@ export const PLATFORM_TOOL_KINDS: readonly KindTools[] = [
         body: { create: createSchema(), patch: patchSchema() },
         about: 'Apps are long-running web services built from a Git repository and deployed by the platform; they are addressed by name.'
     },
-    { kind: 'sites', offered: false, noun: 'site', plural: 'sites', ...byName('sites'), about: 'Sites are static websites built from a repository or an uploaded archive; they are addressed by name.' },
+    {
+        kind: 'sites', offered: true, noun: 'site', plural: 'sites', ...byName('sites'),
+        body: { create: createSchema(SITE_FIELDS), patch: patchSchema(SITE_FIELDS) },
+        about: 'Sites are static websites served on <name>.<SITES_DOMAIN> by the platform\'s edge, from uploaded archives or the visual builder; they are addressed by name. sites_create makes an empty site: upload files with POST /v1/sites/{name}/upload.'
+    },
     { kind: 'workers', offered: false, noun: 'worker', plural: 'workers', ...byName('workers'), about: 'Workers are background processes without a public port; they are addressed by name.' },
     { kind: 'cron_jobs', offered: false, noun: 'cron job', plural: 'cron jobs', ...byName('cronJobs'), about: 'Cron jobs run a command on a schedule (the standalone /cron-jobs family); they are addressed by name.' },
     { kind: 'databases', offered: false, noun: 'database', plural: 'databases', ...byName('databases', 'details'), about: 'Databases are managed database servers; they are addressed by name, and get shows connection details.' }

@@ -1,3 +1,5 @@
+import Joi from 'joi';
+
 import { sharedRows as shared } from '../../lib/resources/rows';
 import { runtimeKind } from '../../lib/resources/spec';
 import { keyRoute as r, type ExamplePart, type RouteTable } from '../../lib/route-table';
@@ -6,6 +8,11 @@ export const SITES = runtimeKind({
     kind: 'site', family: 'sites', path: '/sites', param: 'siteName', table: 'sites', idPrefix: 'sit', noun: 'site', plural: 'sites',
     scopes: { read: 'sites:read', write: 'sites:write', delete: 'sites:delete' }, edge: true, fixture: 'site'
 });
+
+/** A site's own body fields beside the shared ones (REST and the MCP tools read the same schema). */
+export const SITE_FIELDS = {
+    spa: Joi.boolean().description('Serve /index.html for paths without a file extension that match no file (a single-page app), instead of the 404 page.')
+};
 
 const site = { siteName: '{site}' };
 /** A tar.gz holding one index.html: what the upload examples send. */

@@ -3,10 +3,10 @@ import * as Boom from '@hapi/boom';
 import { runtimeFamilyPlugin } from '../../lib/resources/family';
 import { Reviews } from '../../lib/resources/reviews';
 import { StaticDriver } from '../../lib/runtime/static';
-import { SITES, sitesTable } from '../../manifest/routes/sites';
+import { SITE_FIELDS, SITES, sitesTable } from '../../manifest/routes/sites';
 import { Site } from './models/site';
 import { reviewRoutes } from './routes/reviews';
-import { siteFields, siteRoutes } from './routes/sites';
+import { siteRoutes } from './routes/sites';
 import { Builder } from './services/builder';
 import { SiteFiles } from './services/files';
 import { SitesService, sourceOf } from './services/sites';
@@ -26,7 +26,7 @@ export const sitesPlugin = runtimeFamilyPlugin<Site, SitesPluginOptions>({
     adapter: {
         model: Site,
         driver: new StaticDriver(),
-        fields: { create: siteFields, patch: siteFields },
+        fields: { create: SITE_FIELDS, patch: SITE_FIELDS },
         columns: (input) => ({
             ...(input.spa !== undefined ? { spa: input.spa as boolean } : {}),
             ...('name' in input ? { source: sourceOf(input as { source?: Site['source']; repository?: unknown }) } : {})

@@ -9,6 +9,7 @@ import { createSchema } from '../../../lib/resources/fields';
 import { kindRef } from '../../../lib/resources/kinds';
 import type { Deployment } from '../../../lib/resources/deployments';
 import { route, type RouteHandlers } from '../../../lib/route-table';
+import { SITE_FIELDS } from '../../../manifest/routes/sites';
 import { fields } from '../../../lib/validation';
 import type { Site } from '../models/site';
 import { ASSET_LIMIT, type Builder } from '../services/builder';
@@ -19,9 +20,7 @@ export const SITE = kindRef<Site>('site');
 const BUILD = kindRef<Deployment>('site-build');
 const siteName = fields.name().required();
 const params = Joi.object<{ siteName: string }, true>({ siteName });
-const spa = Joi.boolean().description('Serve /index.html for paths without a file (a single-page app) instead of the 404 page.');
-export const siteFields = { spa };
-const createBody = createSchema({ spa }) as Joi.ObjectSchema<SiteCreate>;
+const createBody = createSchema(SITE_FIELDS) as Joi.ObjectSchema<SiteCreate>;
 const formSlack = 64 * 1024;
 
 // What sites have beyond the shared runtime rows: sites made from an archive or the visual builder, new archives,
