@@ -220,7 +220,7 @@ async function readTar(input: Readable, counter: Counter, onFile: OnFile): Promi
     }
 
     if (failure) {
-        throw failure;
+        throw failure as Error;
     }
 }
 
@@ -277,5 +277,5 @@ function unreadable(err: Error): Error {
         return err;
     }
 
-    return new ArchiveRefusal(400, `The archive could not be read as a tar.gz or zip file (${err.message.split('\n')[0]!.slice(0, 200)})`);
+    return new ArchiveRefusal(400, `The archive could not be read as a tar.gz or zip file (${err.message.split('\n')[0].slice(0, 200)})`);
 }

@@ -86,12 +86,12 @@ export function readForm(input: Readable, headers: IncomingHttpHeaders, spec: Mu
                         : `The "${spec.body.part}" part is required`);
                 }
 
-                const { value, error } = spec.body.schema.prefs(validationPreferences).validate(parsed);
-                if (error) {
-                    throw refusal(`The "${spec.body.part}" part is not valid: ${validationMessage(error, 'The request body')}`);
+                const result: Joi.ValidationResult<Record<string, unknown>> = spec.body.schema.prefs(validationPreferences).validate(parsed);
+                if (result.error) {
+                    throw refusal(`The "${spec.body.part}" part is not valid: ${validationMessage(result.error, 'The request body')}`);
                 }
 
-                body = value as Record<string, unknown>;
+                body = result.value;
             }
 
             return { body, file, finished, abandon };
@@ -140,11 +140,12 @@ export function readForm(input: Readable, headers: IncomingHttpHeaders, spec: Mu
         parser.on('close', () => {
             if (!settled) {
                 try {
+                    const ready = form(null);
                     settled = true;
-                    resolve(form(null));
+                    resolve(ready);
                 }
                 catch (err) {
-                    reject(err as Error);
+                    fail(err as Error);
                 }
             }
 

@@ -74,7 +74,7 @@ export interface EdgeOptions {
 
 export class Edge {
     private readonly providers = new Map<string, TargetProvider>();
-    private readonly handlers = new Map<EdgeTarget['kind'], TargetHandler<any>>();
+    private readonly handlers = new Map<EdgeTarget['kind'], TargetHandler<never>>();
 
     constructor(private readonly options: EdgeOptions) { }
 
@@ -135,7 +135,7 @@ export class Edge {
         }
 
         let measured = false;
-        const visitor = { address: request.info.remoteAddress ?? '', userAgent: String(request.headers['user-agent'] ?? '') };     // read now: the socket may be gone at the end
+        const visitor = { address: request.info.remoteAddress ?? '', userAgent: (request.headers['user-agent'] as string | undefined) ?? '' };     // read now: the socket may be gone at the end
         const context: EdgeContext = {
             request, h, path,
             measure: (outcome) => {
@@ -149,7 +149,7 @@ export class Edge {
                 }
             }
         };
-        const answer = await handler(target, context);
+        const answer = await (handler as TargetHandler)(target, context);
         if (answer === h.abandon || answer === h.close) {
             return answer;
         }

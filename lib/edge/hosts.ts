@@ -27,7 +27,7 @@ export function isLoopback(host: string): boolean {
 /** The hostname of a Host header, lowercased, without its port or a trailing dot. */
 export function hostnameOf(header: string | undefined): string {
     const value = (header ?? '').trim().toLowerCase();
-    const name = value.startsWith('[') ? value.slice(0, value.indexOf(']') + 1) : value.split(':')[0]!;
+    const name = value.startsWith('[') ? value.slice(0, value.indexOf(']') + 1) : value.split(':')[0];
     return name.endsWith('.') ? name.slice(0, -1) : name;
 }
 
@@ -55,8 +55,8 @@ export class HostRules {
         if (host.endsWith(suffix)) {
             const label = host.slice(0, -suffix.length);
             const review = REVIEW.exec(label);
-            if (review && LABEL.test(review[1]!)) {
-                return { kind: 'tenant', name: review[1]!, review: Number(review[2]) };
+            if (review && LABEL.test(review[1])) {
+                return { kind: 'tenant', name: review[1], review: Number(review[2]) };
             }
 
             if (LABEL.test(label)) {

@@ -58,10 +58,10 @@ export class EdgeMeter {
 
         const day = new Date(m.at).toISOString().slice(0, 10);
         const dayKey = `${m.resource.id}:${day}`;
-        const entry = this.days.get(dayKey) ?? { resource: m.resource, day, visitors: new Map(), paths: new Map() };
+        const entry: Day = this.days.get(dayKey) ?? { resource: m.resource, day, visitors: new Map(), paths: new Map() };
         entry.visitors.set(`${m.visitor.address}\n${m.visitor.userAgent}`, { ...m.visitor, at: m.at });
         const key = pathKey(m.path, m.status);
-        const path = entry.paths.get(key) ?? (entry.paths.size < MAX_PATHS ? { requests: 0, bytes: 0 } : null);
+        const path: { requests: number; bytes: number } | null = entry.paths.get(key) ?? (entry.paths.size < MAX_PATHS ? { requests: 0, bytes: 0 } : null);
         if (path) {
             path.requests += 1;
             path.bytes += m.bytes;
@@ -71,7 +71,7 @@ export class EdgeMeter {
         this.days.set(dayKey, entry);
         this.timer ??= setTimeout(() => {
             this.timer = null;
-            void this.flush().catch(this.options.onError);
+            void this.flush().catch((err: Error) => this.options.onError(err));
         }, this.options.flushMs);
     };
 

@@ -169,10 +169,10 @@ export class FileStore {
 
     /** Deletes the blobs nothing names any more. Answers how many. */
     async sweep(): Promise<number> {
-        const postgres = this.knex.client.config.client === 'pg';
+        const postgres = (this.knex.client as { config: { client: string } }).config.client === 'pg';
         return this.knex.transaction(async (trx) => {
             const query = trx('stored_files').where('refs', '<=', 0).limit(1000).select('hash');
-            const dead: Array<{ hash: string }> = await (postgres ? query.forUpdate() : query);
+            const dead = await (postgres ? query.forUpdate() : query) as Array<{ hash: string }>;
             if (!dead.length) {
                 return 0;
             }

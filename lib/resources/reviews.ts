@@ -60,7 +60,7 @@ export class Reviews<R extends RuntimeResource> {
     }
 
     async list(resource: R): Promise<Review[]> {
-        return this.knex('reviews').where({ resource_id: resource.id }).orderBy('pull_request', 'desc');
+        return await this.knex('reviews').where({ resource_id: resource.id }).orderBy('pull_request', 'desc') as Review[];
     }
 
     async pullRequests(resource: R) {
@@ -89,7 +89,7 @@ export class Reviews<R extends RuntimeResource> {
         return this.knex.transaction(async (trx) => {
             const now = nowIso();
             const expiresAt = new Date(Date.now() + this.lifetimeHours * 3600_000).toISOString();
-            const existing: Review | undefined = await trx('reviews').where({ resource_id: resource.id, pull_request: pullRequest }).first();
+            const existing = await trx('reviews').where({ resource_id: resource.id, pull_request: pullRequest }).first<Review | undefined>();
             const id = existing?.id ?? newId('rev');
             if (existing) {
                 await trx('reviews').where({ id }).update({ branch: pull.headBranch, title: pull.title, status: 'deploying', expires_at: expiresAt, updated_at: now });
@@ -104,12 +104,12 @@ export class Reviews<R extends RuntimeResource> {
             const deployment = await this.family.services.deployments.trigger(this.kind, resource, { trigger: 'review', reviewAppId: id, branch: pull.headBranch, commitSha: pull.headSha }, trx);
             await this.scheduleExpiry(trx, id, expiresAt);
             await trx('reviews').where({ id }).update({ deployment_id: deployment.id });
-            return { review: (await trx('reviews').where({ id }).first())!, created: !existing };
+            return { review: (await trx('reviews').where({ id }).first<Review | undefined>())!, created: !existing };
         });
     }
 
     async extend(resource: R, pullRequest: number, hours: number): Promise<Review> {
-        const review: Review | undefined = await this.knex('reviews').where({ resource_id: resource.id, pull_request: pullRequest }).first();
+        const review = await this.knex('reviews').where({ resource_id: resource.id, pull_request: pullRequest }).first<Review | undefined>();
         if (!review) {
             throw Boom.notFound(`Pull request #${pullRequest} has no review ${this.family.kind.noun}`);
         }
@@ -119,7 +119,7 @@ export class Reviews<R extends RuntimeResource> {
         return this.knex.transaction(async (trx) => {
             await this.scheduleExpiry(trx, review.id, expiresAt);
             await trx('reviews').where({ id: review.id }).update({ expires_at: expiresAt, updated_at: nowIso() });
-            return (await trx('reviews').where({ id: review.id }).first())!;
+            return (await trx('reviews').where({ id: review.id }).first<Review | undefined>())!;
         });
     }
 
@@ -140,7 +140,7 @@ export class Reviews<R extends RuntimeResource> {
 /** The expiry job (any kind): removes the review if its lifetime has really run out (it may have been extended). */
 export async function expireReview(knex: Knex, reviewId: string, now = Date.now()): Promise<void> {
     await knex.transaction(async (trx) => {
-        const review: Review | undefined = await trx('reviews').where({ id: reviewId }).first();
+        const review = await trx('reviews').where({ id: reviewId }).first<Review | undefined>();
         if (review && Date.parse(review.expires_at) <= now) {
             await trx('deployments').where({ review_app_id: reviewId }).whereIn('status', ['live', 'queued', 'building', 'deploying']).update({ status: 'canceled', updated_at: nowIso() });
             await trx('reviews').where({ id: reviewId }).delete();

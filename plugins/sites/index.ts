@@ -29,7 +29,7 @@ export const sitesPlugin = runtimeFamilyPlugin<Site, SitesPluginOptions>({
         fields: { create: SITE_FIELDS, patch: SITE_FIELDS },
         columns: (input) => ({
             ...(input.spa !== undefined ? { spa: input.spa as boolean } : {}),
-            ...('name' in input ? { source: sourceOf(input as { source?: Site['source']; repository?: unknown }) } : {})
+            ...('name' in input ? { source: sourceOf(input) } : {})
         }),
         serialize: (site) => ({ source: site.source, spa: !!site.spa })
     },

@@ -17,6 +17,18 @@ import { documentSchema, type BuilderDocument } from '../services/render';
 import type { SiteCreate, SitesService } from '../services/sites';
 
 export const SITE = kindRef<Site>('site');
+
+interface BuildRow {
+    source: string;
+    files: number;
+    bytes: number | string;
+    archive_bytes: number | string | null;
+    new_files: number;
+    new_bytes: number | string;
+    compressed_files: number;
+    duration_ms: number;
+    pruned: boolean | number;
+}
 const BUILD = kindRef<Deployment>('site-build');
 const siteName = fields.name().required();
 const params = Joi.object<{ siteName: string }, true>({ siteName });
@@ -45,7 +57,7 @@ export function siteRoutes(family: RuntimeFamily<Site>, sites: SitesService, bui
             }
         }),
         'sites.fromVisualBuilder': route({
-            payload: createBody.keys({ document: documentSchema }) as Joi.ObjectSchema<SiteCreate>,
+            payload: createBody.keys({ document: documentSchema }),
             handler: async (request, h) => {
                 const { site, deployment } = await sites.createFromBuilder(access(request).project!.id, request.payload, access(request).user.id);
                 return h.response(created(site, deployment)).code(201);
@@ -85,7 +97,7 @@ export function siteRoutes(family: RuntimeFamily<Site>, sites: SitesService, bui
             handler: async (request) => {
                 const deployment = BUILD.of(request);
                 const knex = family.services.knex;
-                const build = await knex('site_builds').where({ deployment_id: deployment.id }).first();
+                const build = await knex('site_builds').where({ deployment_id: deployment.id }).first<BuildRow | undefined>();
                 const types: Array<{ content_type: string; files: number | string; bytes: number | string }> = await knex('deployment_files')
                     .where({ deployment_id: deployment.id }).groupBy('content_type').orderBy('content_type').select('content_type', knex.raw('COUNT(*) AS files'), knex.raw('SUM(size) AS bytes'));
                 return {

@@ -87,7 +87,7 @@ export class Builder {
     }
 
     async assets(site: Site) {
-        const rows: AssetRow[] = await this.knex('site_builder_assets').where({ site_id: site.id }).orderBy('name');
+        const rows = await this.knex('site_builder_assets').where({ site_id: site.id }).orderBy('name') as AssetRow[];
         return rows.map(publicAsset);
     }
 
@@ -132,7 +132,7 @@ export class Builder {
     /** The document rendered to pages, with the assets it uses, staged as a deployment's files. */
     async render(db: Knex | Knex.Transaction, site: Site, document: BuilderDocument): Promise<Ingested> {
         const used = assetsUsed(document);
-        const assets: AssetRow[] = used.length ? await db('site_builder_assets').where({ site_id: site.id }).whereIn('name', used) : [];
+        const assets = used.length ? await db('site_builder_assets').where({ site_id: site.id }).whereIn('name', used) as AssetRow[] : [];
         const missing = used.filter((name) => !assets.some((asset) => asset.name === name));
         if (missing.length) {
             throw Boom.conflict(`The document uses ${missing.map((name) => `"${name}"`).join(', ')}, which ${missing.length > 1 ? 'are' : 'is'} not among the site's assets: upload ${missing.length > 1 ? 'them' : 'it'} first`);

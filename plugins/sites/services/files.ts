@@ -95,7 +95,7 @@ export class SiteFiles {
     /** The deployment's files are another's (a redeploy or a rerun); 409 when that one has none left. */
     async copy(trx: Knex.Transaction, site: Site, deployment: Deployment, from: string | null): Promise<void> {
         const startedAt = Date.now();
-        const build = from ? await trx('site_builds').where({ deployment_id: from, pruned: false }).first() : undefined;
+        const build = from ? await trx('site_builds').where({ deployment_id: from, pruned: false }).first<{ bytes: number | string; compressed_files: number } | undefined>() : undefined;
         if (!from || !build) {
             throw Boom.conflict(from
                 ? `The files of ${from} are no longer kept (only the last ${KEEP} deployments keep theirs): upload an archive or publish the visual builder instead`
@@ -115,15 +115,15 @@ export class SiteFiles {
             return site.liveDeploymentId;
         }
 
-        const row = await trx('site_builds').where({ site_id: site.id, pruned: false }).orderBy('created_at', 'desc').first('deployment_id');
-        return (row?.deployment_id as string | undefined) ?? null;
+        const row = await trx('site_builds').where({ site_id: site.id, pruned: false }).orderBy('created_at', 'desc').first<{ deployment_id: string } | undefined>('deployment_id');
+        return row?.deployment_id ?? null;
     }
 
     /** Releases the files of every deployment beyond the last KEEP (never the live one), then sweeps the store. */
     async prune(siteId: string): Promise<void> {
         await this.knex.transaction(async (trx) => {
-            const site = await trx('sites').where({ id: siteId }).first('live_deployment_id');
-            const kept: Array<{ deployment_id: string }> = await trx('site_builds').where({ site_id: siteId, pruned: false }).orderBy('created_at', 'desc').select('deployment_id');
+            const site = await trx('sites').where({ id: siteId }).first<{ live_deployment_id: string | null } | undefined>('live_deployment_id');
+            const kept: Array<{ deployment_id: string }> = await trx('site_builds').where({ site_id: siteId, pruned: false }).orderBy('created_at', 'desc').select<Array<{ deployment_id: string }>>('deployment_id');
             const old = kept.slice(KEEP).map((row) => row.deployment_id).filter((id) => id !== site?.live_deployment_id);
             await this.store.release(trx, await claim(trx, old));
         });
@@ -132,10 +132,10 @@ export class SiteFiles {
 
     /** Everything a deleted site named, in the delete's transaction (the sweep follows the commit). */
     async removeAll(trx: Knex.Transaction, site: Site): Promise<void> {
-        const deployments: string[] = await trx('site_builds').where({ site_id: site.id, pruned: false }).pluck('deployment_id');
+        const deployments = await trx('site_builds').where({ site_id: site.id, pruned: false }).pluck('deployment_id') as string[];
         await this.store.release(trx, await claim(trx, deployments));
         await trx('site_builds').where({ site_id: site.id }).delete();
-        const assets: string[] = await trx('site_builder_assets').where({ site_id: site.id }).pluck('hash');
+        const assets = await trx('site_builder_assets').where({ site_id: site.id }).pluck('hash') as string[];
         await this.store.releaseHashes(trx, assets);
     }
 
@@ -159,7 +159,7 @@ async function claim(trx: Knex.Transaction, deploymentIds: readonly string[]): P
 /** An archive whose files all sit in one folder (`dist/index.html`, ...) is served from inside that folder. */
 export function withoutCommonFolder<T>(files: ReadonlyMap<string, T>): Array<[string, T]> {
     const entries = [...files];
-    const first = entries[0]![0].split('/')[1]!;
+    const first = entries[0][0].split('/')[1];
     const common = entries.every(([path]) => path.split('/').length > 2 && path.split('/')[1] === first);
     return common ? entries.map(([path, file]) => [path.slice(first.length + 1), file]) : entries;
 }
