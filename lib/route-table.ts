@@ -222,7 +222,7 @@ export function bindRoutes(server: Server, table: RouteTable, handlers: RouteHan
     for (const [row, route] of pairHandlers(table, handlers)) {
         Hoek.assert(row.auth !== 'webhook' || route.verify, 'Webhook route', row.id, 'needs a verify method');
         Hoek.assert(row.example, 'Route', row.id, 'has no example: the generated security tests need one before it is mounted');
-        Hoek.assert((row.body === 'multipart') === !!route.multipart, 'Route', row.id, 'must declare its multipart parts exactly when its body is multipart');
+        Hoek.assert(!route.multipart || row.body === 'multipart', 'Route', row.id, 'declares multipart parts but its body is not multipart');
 
         const compiled = compileRow(row, auth.kinds());
         const credentialed = row.auth !== 'public' && row.auth !== 'webhook';
@@ -236,7 +236,7 @@ export function bindRoutes(server: Server, table: RouteTable, handlers: RouteHan
                 auth: credentialed ? { strategy: auth.strategy, mode: 'required' } : false,
                 plugins: { platform: compiled, ...(route.multipart ? { multipart: route.multipart } : {}) },
                 ...(row.method === 'GET' ? {} : { payload: payloadOptions(row.body ?? 'json', route.multipart ? { output: 'stream', parse: false, maxBytes: route.multipart.maxBytes, ...route.payload } : route.payload) }),
-                validate: validateOptions(compiled, route.validate),
+                validate: validateOptions(compiled, route.validate, !!route.multipart),
                 ...(route.verify ? { pre: [{ method: route.verify }] } : {}),
                 ...route.options,
                 handler: route.handler
@@ -256,9 +256,9 @@ const wholes: Record<Source, Whole> = {
 // Validation failures name the offending field (never its value); a route that takes no body accepts only an
 // empty one, and unknown keys are refused everywhere (joi's default for objects). Preferences are bound to each
 // schema once here: passed as per-request options, joi would compile its message templates on every request.
-function validateOptions(row: CompiledRow, validate: RouteOptionsValidate | undefined): RouteOptionsValidate {
-    // A multipart body is a stream here: its parts are read and validated by the access pipeline (lib/multipart.ts).
-    const merged: RouteOptionsValidate = { ...(row.method === 'GET' || row.body === 'multipart' ? {} : { payload: noBody }), ...validate };
+function validateOptions(row: CompiledRow, validate: RouteOptionsValidate | undefined, streamed: boolean): RouteOptionsValidate {
+    // A streamed multipart body (the row declares its parts) is read and validated by the access pipeline (lib/multipart.ts).
+    const merged: RouteOptionsValidate = { ...(row.method === 'GET' || streamed ? {} : { payload: noBody }), ...validate };
     if (row.compiled.project === 'query') {
         const query = merged.query;
         merged.query = Joi.isSchema(query) ? (query as Joi.ObjectSchema).keys({ projectId: projectIdField }) : Joi.object({ projectId: projectIdField });
