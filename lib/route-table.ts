@@ -3,6 +3,7 @@ import Hoek from '@hapi/hoek';
 import Joi from 'joi';
 import type { Lifecycle, NamedPlugin, RouteOptions, RouteOptionsPayload, RouteOptionsValidate, Server } from '@hapi/hapi';
 
+import type { MultipartSpec } from './multipart';
 import type { ResourceKind, RowLoader } from './resources/kinds';
 import type { Permission, Role } from './roles';
 import type { Scope } from './scopes';
@@ -35,7 +36,17 @@ export interface RouteExample {
     params?: Readonly<Record<string, string>>;
     query?: Readonly<Record<string, string | number>>;
     payload?: unknown;
+    form?: ReadonlyArray<ExamplePart>;                          // a multipart body, part by part (rows with body 'multipart')
     status?: number;                                            // the success status (default: 200, 201 for creates, 204 when noted)
+}
+
+/** One part of an example's multipart body: a JSON value, or a file given in base64. */
+export interface ExamplePart {
+    name: string;
+    json?: unknown;
+    filename?: string;
+    contentType?: string;
+    base64?: string;
 }
 
 /** What a route's body is: JSON, a urlencoded form, or multipart/form-data (uploads). */
@@ -105,6 +116,7 @@ export interface RouteHandler {
     payload?: RouteOptionsPayload;
     verify?: Lifecycle.Method;                                  // webhook rows: signature check before the handler
     options?: Pick<RouteOptions, 'timeout' | 'cache' | 'response'>;
+    multipart?: MultipartSpec;                                  // rows with body 'multipart': its parts, read by the access pipeline
 }
 
 export type RouteHandlers = Record<string, RouteHandler>;
@@ -130,6 +142,7 @@ export function route<P extends object = Empty, Q extends object = Empty, B = nu
     body?: RouteOptionsPayload;
     verify?: Lifecycle.Method;
     options?: RouteHandler['options'];
+    multipart?: MultipartSpec;
 }): RouteHandler {
     const validate: RouteOptionsValidate = {
         ...(spec.params ? { params: spec.params } : {}),
@@ -141,7 +154,8 @@ export function route<P extends object = Empty, Q extends object = Empty, B = nu
         handler: spec.handler as unknown as Lifecycle.Method,      // the one place the validated types meet hapi's defaults
         ...(spec.body ? { payload: spec.body } : {}),
         ...(spec.verify ? { verify: spec.verify } : {}),
-        ...(spec.options ? { options: spec.options } : {})
+        ...(spec.options ? { options: spec.options } : {}),
+        ...(spec.multipart ? { multipart: spec.multipart } : {})
     };
 }
 
@@ -214,6 +228,7 @@ export function bindRoutes(server: Server, table: RouteTable, handlers: RouteHan
     for (const [row, route] of pairHandlers(table, handlers)) {
         Hoek.assert(row.auth !== 'webhook' || route.verify, 'Webhook route', row.id, 'needs a verify method');
         Hoek.assert(row.example, 'Route', row.id, 'has no example: the generated security tests need one before it is mounted');
+        Hoek.assert(!route.multipart || row.body === 'multipart', 'Route', row.id, 'declares multipart parts but its body is not multipart');
 
         const compiled = compileRow(row, auth.kinds());
         const credentialed = row.auth !== 'public' && row.auth !== 'webhook';
@@ -225,9 +240,9 @@ export function bindRoutes(server: Server, table: RouteTable, handlers: RouteHan
                 id: row.id,
                 description: row.description,
                 auth: credentialed ? { strategy: auth.strategy, mode: 'required' } : false,
-                plugins: { platform: compiled },
-                ...(row.method === 'GET' ? {} : { payload: payloadOptions(row.body ?? 'json', route.payload) }),
-                validate: validateOptions(compiled, route.validate),
+                plugins: { platform: compiled, ...(route.multipart ? { multipart: route.multipart } : {}) },
+                ...(row.method === 'GET' ? {} : { payload: payloadOptions(row.body ?? 'json', route.multipart ? { output: 'stream', parse: false, maxBytes: route.multipart.maxBytes, ...route.payload } : route.payload) }),
+                validate: validateOptions(compiled, route.validate, !!route.multipart),
                 ...(route.verify ? { pre: [{ method: route.verify }] } : {}),
                 ...route.options,
                 handler: route.handler
@@ -247,8 +262,9 @@ const wholes: Record<Source, Whole> = {
 // Validation failures name the offending field (never its value); a route that takes no body accepts only an
 // empty one, and unknown keys are refused everywhere (joi's default for objects). Preferences are bound to each
 // schema once here: passed as per-request options, joi would compile its message templates on every request.
-function validateOptions(row: CompiledRow, validate: RouteOptionsValidate | undefined): RouteOptionsValidate {
-    const merged: RouteOptionsValidate = { ...(row.method === 'GET' ? {} : { payload: noBody }), ...validate };
+function validateOptions(row: CompiledRow, validate: RouteOptionsValidate | undefined, streamed: boolean): RouteOptionsValidate {
+    // A streamed multipart body (the row declares its parts) is read and validated by the access pipeline (lib/multipart.ts).
+    const merged: RouteOptionsValidate = { ...(row.method === 'GET' || streamed ? {} : { payload: noBody }), ...validate };
     if (row.compiled.project === 'query') {
         const query = merged.query;
         merged.query = Joi.isSchema(query) ? (query as Joi.ObjectSchema).keys({ projectId: projectIdField }) : Joi.object({ projectId: projectIdField });

@@ -12,6 +12,7 @@ import { appsPlugin } from '../plugins/apps';
 import { cronJobsPlugin } from '../plugins/cron-jobs';
 import { authPlugin } from '../plugins/auth';
 import { dashboardPlugin } from '../plugins/dashboard';
+import { edgePlugin } from '../plugins/edge';
 import { healthPlugin } from '../plugins/health';
 import { invitationsPlugin } from '../plugins/invitations';
 import { jobsPlugin } from '../plugins/jobs';
@@ -22,12 +23,14 @@ import { projectsPlugin } from '../plugins/projects';
 import { resourcesPlugin } from '../plugins/resources';
 import { securityEventsPlugin } from '../plugins/security-events';
 import { workersPlugin } from '../plugins/workers';
+import { sitesPlugin } from '../plugins/sites';
+import { HostRules, type HostRulesOptions } from '../lib/edge/hosts';
 import type { Config } from './config';
 import { DOCS_DIR } from './docs';
 import pkg from '../package.json';
 
 /** The families the API mounts, in order: their tables are exactly the routes it serves. */
-export const API_FAMILIES = [notificationsPlugin, accountsPlugin, apiKeysPlugin, invitationsPlugin, projectsPlugin, securityEventsPlugin, oauthPlugin, appsPlugin, workersPlugin, cronJobsPlugin, healthPlugin, dashboardPlugin] as const;
+export const API_FAMILIES = [notificationsPlugin, accountsPlugin, apiKeysPlugin, invitationsPlugin, projectsPlugin, securityEventsPlugin, oauthPlugin, appsPlugin, sitesPlugin, workersPlugin, cronJobsPlugin, healthPlugin, dashboardPlugin] as const;
 
 
 /** The password that seals the dashboard's session cookie: derived from SESSION_SECRET, so rotating it signs everyone out. */
@@ -42,6 +45,11 @@ export function mcpResource(config: Config): string {
 
 export function mountedTables(): RouteTable[] {
     return API_FAMILIES.map((family) => family.table);
+}
+
+/** Which hosts are the platform's and which the tenants' (lib/edge/hosts.ts). */
+export function hostRules(config: Config): HostRulesOptions {
+    return { publicUrl: config.publicUrl, mcpPublicUrl: config.mcpPublicUrl, apiBaseUrl: config.apiBaseUrl, bind: config.host, sitesDomain: config.sites.domain };
 }
 
 /** The runtime driver the configuration names. */
@@ -91,10 +99,12 @@ export function apiManifest(config: Config, knex: Knex, write: (line: string) =>
                     plugin: resourcesPlugin,
                     options: {
                         knex, encryptionKey: config.encryptionKey, driver, githubApiUrl: config.github.apiUrl,
-                        outboundAllowlist: config.outbound.allowlist, dnsServers: config.dnsServers, ...(clock ? { clock } : {})
+                        outboundAllowlist: config.outbound.allowlist, dnsServers: config.dnsServers, reservedNames: new HostRules(hostRules(config)).reservedNames(), ...(clock ? { clock } : {})
                     }
                 },
+                { plugin: edgePlugin, options: { hosts: hostRules(config), dataDir: config.dataDir, flushMs: config.sites.flushMs } },
                 { plugin: appsPlugin, options: { prices: config.prices, reviewAppHours: config.reviewAppHours } },
+                { plugin: sitesPlugin, options: { reviewHours: config.reviewAppHours } },
                 { plugin: workersPlugin, options: {} },
                 { plugin: cronJobsPlugin, options: {} },
                 { plugin: healthPlugin, options: { knex, version: pkg.version } },

@@ -5,6 +5,7 @@ import * as Path from 'node:path';
 import Joi from 'joi';
 
 import { parseDatabaseUrl, type DatabaseConfig } from '../lib/db/knex';
+import { sitesDomainProblem } from '../lib/edge/hosts';
 import { DEFAULT_PRICE_LIST, PLAN_NAMES, type PriceList } from '../lib/plans';
 import { ACTIONS } from '../lib/mcp/platform-tools';
 import { redirectUriProblem } from '../lib/oauth/redirect-uri';
@@ -47,6 +48,7 @@ export interface Config extends McpConfig {
     reviewAppHours: number;
     oauth: OAuthConfig;
     notifications: { smtpUrl: string | null; from: string; retentionDays: number };
+    sites: { domain: string; flushMs: number };                // the edge: tenants' hosts are `<name>.<domain>`
 }
 
 /** The OAuth server's clients beyond the users' own (docs/oauth.md). */
@@ -104,7 +106,9 @@ const schema = Joi.object({
     OAUTH_METADATA_DOCUMENTS: Joi.boolean().truthy('1').falsy('0').default(true),
     SMTP_URL: Joi.string().uri({ scheme: ['smtp', 'smtps'] }),
     SMTP_FROM: Joi.string().max(254).pattern(/^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/, 'address'),
-    NOTIFICATION_RETENTION_DAYS: Joi.number().integer().min(1).max(3650).default(90)
+    NOTIFICATION_RETENTION_DAYS: Joi.number().integer().min(1).max(3650).default(90),
+    SITES_DOMAIN: Joi.string().trim().lowercase().hostname().pattern(/^[^.].*[^.]$|^[^.]$/).default('localhost'),
+    EDGE_FLUSH_MS: Joi.number().integer().min(10).max(300_000).default(5000)
 }).unknown(true);
 
 const money = Joi.number().min(0).max(1_000_000).required();
@@ -152,7 +156,9 @@ const hints: Record<string, string> = {
     OAUTH_METADATA_DOCUMENTS: 'true or false',
     SMTP_URL: 'an SMTP server URL such as smtps://user:password@smtp.example.com:465 or smtp://smtp.example.com:587',
     SMTP_FROM: 'an email address, optionally with a name: Hostless <no-reply@example.com>',
-    NOTIFICATION_RETENTION_DAYS: 'a number of days, 1 to 3650'
+    NOTIFICATION_RETENTION_DAYS: 'a number of days, 1 to 3650',
+    SITES_DOMAIN: 'a domain whose subdomains name sites and apps, e.g. sites.example.com (localhost on a laptop)',
+    EDGE_FLUSH_MS: 'how often the edge writes what it measured, in ms (10 to 300000)'
 };
 
 export class ConfigError extends Error { }
@@ -203,6 +209,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     const mcp = mcpSettings(value);
     const dataDir = Path.resolve(value.DATA_DIR);
     const secrets = mcp.production ? givenSecrets(value) : generatedSecrets(value, dataDir);
+    const sitesProblem = mcp.production ? sitesDomainProblem(value.SITES_DOMAIN, mcp.publicUrl) : null;
+    if (sitesProblem) {
+        throw new ConfigError(`${sitesProblem}. In production set SITES_DOMAIN to a domain of its own, e.g. PUBLIC_URL https://hostless.example.com with SITES_DOMAIN example-sites.com.`);
+    }
 
     return {
         ...mcp,
@@ -234,7 +244,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
             smtpUrl: value.SMTP_URL ?? null,
             from: value.SMTP_FROM ?? `Hostless <no-reply@${new URL(mcp.publicUrl).hostname}>`,
             retentionDays: value.NOTIFICATION_RETENTION_DAYS
-        }
+        },
+        sites: { domain: value.SITES_DOMAIN, flushMs: value.EDGE_FLUSH_MS }
     };
 }
 

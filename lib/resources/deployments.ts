@@ -49,7 +49,7 @@ export class Deployment extends BaseModel {
     reviewAppId!: string | null;                                // the review lane it belongs to, or the main lane
     status!: DeploymentStatus;
     driver!: string;
-    trigger!: 'manual' | 'rerun' | 'review' | 'auto';
+    trigger!: 'manual' | 'rerun' | 'review' | 'auto' | 'upload' | 'publish';
     rerunOf!: string | null;
     commitSha!: string | null;
     branch!: string | null;
@@ -73,9 +73,15 @@ export interface TriggerInput {
 /** What a kind tells the engine. Only `model` is required. */
 export interface DeploymentAdapter<R extends RuntimeResource = RuntimeResource> {
     model: ModelClass<R>;
+    /** The kind's own driver (sites: files served by the edge), instead of the server's runtime driver. */
+    driver?: RuntimeDriver;
     snapshot?(db: Knex.Transaction, resource: R): Promise<Partial<ConfigSnapshot>>;
+    /** In the trigger's transaction, after the deployment is recorded: what the kind attaches to it (or a refusal). */
+    prepare?(trx: Knex.Transaction, resource: R, deployment: Deployment, input: TriggerInput): Promise<void>;
     /** A deployment of a review lane went live or failed (the main lane moves the resource itself). */
     onReview?(trx: Knex.Transaction, deployment: Deployment, outcome: 'live' | 'failed'): Promise<void>;
+    /** After a deployment settled and its transaction committed (housekeeping: old releases, stored files). */
+    settled?(deployment: Deployment, outcome: 'live' | 'failed' | 'superseded'): Promise<void>;
 }
 
 export interface DeploymentEngineOptions {
@@ -105,17 +111,23 @@ export class DeploymentEngine {
         return this.options.driver.name;
     }
 
+    /** The driver that performs a kind's deployments: its own, or the server's. */
+    driverOf(kind: string): RuntimeDriver {
+        return this.adapters.get(kind)?.driver ?? this.options.driver;
+    }
+
     async trigger<R extends RuntimeResource>(kind: string, resource: R, input: TriggerInput, trx?: Knex.Transaction): Promise<Deployment> {
         const adapter = this.adapter<R>(kind);
         const run = async (db: Knex.Transaction) => {
             const now = nowIso();
             const deployment = await Deployment.query(db).insertAndFetch({
                 id: newId('dep'), resourceType: kind, resourceId: resource.id, projectId: resource.projectId, reviewAppId: input.reviewAppId ?? null,
-                status: 'queued', driver: this.options.driver.name, trigger: input.trigger, rerunOf: input.rerunOf?.id ?? null,
+                status: 'queued', driver: this.driverOf(kind).name, trigger: input.trigger, rerunOf: input.rerunOf?.id ?? null,
                 commitSha: input.commitSha ?? input.rerunOf?.commitSha ?? null, branch: input.branch ?? input.rerunOf?.branch ?? resource.repoBranch,
                 config: input.rerunOf?.config ?? await this.snapshot(db, kind, adapter, resource), error: null,
                 createdAt: now, buildingAt: null, deployingAt: null, finishedAt: null, updatedAt: now
             });
+            await adapter.prepare?.(db, resource, deployment, input);
             await this.options.enqueue(db, deployment.id);
             if (!input.reviewAppId) {
                 await adapter.model.query(db).patch({ status: 'deploying', updatedAt: now } as never).where({ id: resource.id }).whereNull('live_deployment_id');
@@ -145,6 +157,8 @@ export class DeploymentEngine {
 
         const context = this.context(deployment, job.signal);
         const target = targetOf(deployment.resourceType, resource, deployment.config);
+        const driver = this.driverOf(deployment.resourceType);
+        let outcome: 'live' | 'failed' | 'superseded';
         try {
             if (deployment.status === 'queued') {
                 await this.move(deployment, 'queued', 'building', { buildingAt: nowIso() });
@@ -152,25 +166,25 @@ export class DeploymentEngine {
             }
 
             if (deployment.status === 'queued' || deployment.status === 'building') {
-                await this.options.driver.build(target, deploymentId, context);
+                await driver.build(target, deploymentId, context);
                 await this.move(deployment, 'building', 'deploying', { deployingAt: nowIso() });
                 await context.log('release', 'info', 'Deploying');
             }
 
-            await this.options.driver.release(target, deploymentId, context);
-            await this.goLive(adapter, resource, deploymentId);
+            await driver.release(target, deploymentId, context);
+            outcome = await this.goLive(adapter, resource, deploymentId);
         }
         catch (err) {
-            if (err instanceof DeploymentFailure) {
-                return this.fail(adapter, resource, deploymentId, err.message);
+            if (!(err instanceof DeploymentFailure) && job.attempt < job.maxAttempts) {
+                throw err;
             }
 
-            if (job.attempt >= job.maxAttempts) {
-                return this.fail(adapter, resource, deploymentId, 'The platform could not complete the deployment; it was retried and gave up');
-            }
-
-            throw err;
+            await this.fail(adapter, resource, deploymentId, err instanceof DeploymentFailure ? err.message : 'The platform could not complete the deployment; it was retried and gave up');
+            outcome = 'failed';
         }
+
+        // Housekeeping after the outcome is committed: its failure never changes the outcome.
+        await adapter.settled?.(deployment, outcome).catch((err: Error) => context.log('release', 'warn', `Cleanup after the deployment did not finish: ${err.message}`));
     }
 
     /** A driver context whose log lines belong to the deployment (or run) and its resource. */
@@ -203,22 +217,22 @@ export class DeploymentEngine {
     }
 
     /** Live, superseding the lane's previous live deployment; a deployment overtaken by a newer live one is superseded. */
-    private async goLive(adapter: DeploymentAdapter<any>, resource: RuntimeResource, deploymentId: string): Promise<void> {
-        await this.options.knex.transaction(async (trx) => {
+    private async goLive(adapter: DeploymentAdapter<any>, resource: RuntimeResource, deploymentId: string): Promise<'live' | 'superseded'> {
+        return this.options.knex.transaction(async (trx) => {
             const deployment = (await Deployment.query(trx).findById(deploymentId))!;
             const lane = (q: Knex.QueryBuilder | any) => deployment.reviewAppId ? q.where('review_app_id', deployment.reviewAppId) : q.whereNull('review_app_id');
             const newer = await Deployment.query(trx).where({ resource_id: resource.id, status: 'live' }).where('created_at', '>', deployment.createdAt).modify(lane).first();
             const now = nowIso();
             if (newer) {
                 await Deployment.query(trx).patch({ status: 'superseded', finishedAt: now, updatedAt: now }).where({ id: deploymentId });
-                return;
+                return 'superseded';
             }
 
             await Deployment.query(trx).patch({ status: 'superseded', updatedAt: now }).where({ resource_id: resource.id, status: 'live' }).whereNot({ id: deploymentId }).modify(lane);
             await Deployment.query(trx).patch({ status: 'live', finishedAt: now, updatedAt: now }).where({ id: deploymentId }).whereIn('status', IN_PROGRESS as DeploymentStatus[]);
             if (deployment.reviewAppId) {
                 await adapter.onReview?.(trx, deployment, 'live');
-                return;
+                return 'live';
             }
 
             const current = await adapter.model.query(trx).findById(resource.id) as RuntimeResource | undefined;
@@ -226,6 +240,8 @@ export class DeploymentEngine {
             if (current && !current.liveDeploymentId) {
                 await this.options.allocation.record(trx, refOf(deployment.resourceType, current), 'started', { running: true, instances: deployment.config.instances, plan: deployment.config.plan });
             }
+
+            return 'live';
         });
     }
 

@@ -39,6 +39,8 @@ export interface RuntimeAdapter<R extends RuntimeResource> extends DeploymentAda
     committed?(row: R, services: RuntimeServices): void;
     /** The streams its `/logs` route reads (default: runtime and release). */
     logStreams?: readonly LogStream[];
+    /** After the delete committed (housekeeping outside the database, such as stored files no one names any more). */
+    afterRemove?(row: R): Promise<void>;
 }
 
 export interface RuntimeFamily<R extends RuntimeResource> {
@@ -51,7 +53,8 @@ export interface RuntimeFamily<R extends RuntimeResource> {
     serialize(row: R): Record<string, unknown>;
     serializeDeployment(row: R, deployment: Deployment): Record<string, unknown>;
     context(row: R, extra?: { deploymentId?: string; runId?: string }, signal?: AbortSignal): DriverContext;
-    create(projectId: string, input: RuntimeCreate): Promise<R>;
+    /** Creates one, in the caller's transaction when given (a kind creating it with its first deployment). */
+    create(projectId: string, input: RuntimeCreate, trx?: Knex.Transaction): Promise<R>;
     update(row: R, input: RuntimePatch): Promise<R>;
     remove(row: R): Promise<void>;
 }
@@ -124,21 +127,34 @@ export function runtimeFamily<R extends RuntimeResource>(kind: RuntimeKind, adap
         context: (row, extra = {}, signal = new AbortController().signal) =>
             services.deployments.context({ resourceType: kind.kind, resourceId: row.id, projectId: row.projectId, ...(extra.deploymentId ? { id: extra.deploymentId } : {}) }, signal, extra.runId),
 
-        async create(projectId, input) {
+        async create(projectId, input, outer) {
             const now = nowIso();
             try {
-                const created = await knex.transaction(async (trx) => {
+                // Inside the caller's transaction when it gives one (a site made with its first upload): then the
+                // `committed` hook waits for that transaction to commit.
+                const run = (work: (trx: Knex.Transaction) => Promise<R>) => outer ? work(outer) : knex.transaction(work);
+                const created = await run(async (trx) => {
                     const row = await model.query(trx).insertAndFetch({
                         id: newId(kind.idPrefix), name: input.name, projectId, status: 'created', plan: input.plan ?? 'starter', region: input.region ?? 'eu-west',
                         instances: input.instances ?? 1, buildCommand: input.buildCommand ?? null, startCommand: input.startCommand ?? null,
                         ...repositoryColumns(input.repository ?? null), autoDeploy: input.autoDeploy ?? false, liveDeploymentId: null,
                         createdAt: now, updatedAt: now, ...own(input, null)
                     } as unknown as PartialModelObject<R>) as unknown as R;
+                    if (kind.edge) {
+                        await services.edgeNames.claim(trx, refOfRow(row));
+                    }
+
                     await services.envVars.write(trx, refOfRow(row), input.environmentVariables ?? {});
                     await services.allocation.record(trx, refOfRow(row), 'created', { running: false, instances: row.instances, plan: row.plan });
                     return row;
                 });
-                adapter.committed?.(created, services);
+                if (outer) {
+                    outer.executionPromise.then(() => adapter.committed?.(created, services), () => { });
+                }
+                else {
+                    adapter.committed?.(created, services);
+                }
+
                 return created;
             }
             catch (err) {
@@ -166,11 +182,16 @@ export function runtimeFamily<R extends RuntimeResource>(kind: RuntimeKind, adap
             await knex.transaction(async (trx) => {
                 await adapter.beforeRemove?.(trx, row);
                 await removeOwned(trx, refOfRow(row));
+                if (kind.edge) {
+                    await services.edgeNames.release(trx, refOfRow(row));
+                }
+
                 await model.query(trx).deleteById(row.id);
                 await services.allocation.record(trx, refOfRow(row), 'deleted', { running: false, instances: 0 });
             });
             // Its logs went with it: the driver's account of stopping it has nowhere to go.
-            await services.driver.stop(targetOf(kind.kind, row), { signal: new AbortController().signal, log: async () => { } });
+            await services.deployments.driverOf(kind.kind).stop(targetOf(kind.kind, row), { signal: new AbortController().signal, log: async () => { } });
+            await adapter.afterRemove?.(row);
         }
     };
     return family;
@@ -187,7 +208,7 @@ export interface RuntimeFamilyDefinition<R extends RuntimeResource, O> {
      * The kind's own rows' handlers (and its jobs): everything the shared rows do not cover, and what its deployments
      * do in a review lane (which needs this server's services).
      */
-    register?(server: Server, family: RuntimeFamily<R>, options: O): { routes: RouteHandlers; onReview?: DeploymentAdapter<R>['onReview'] };
+    register?(server: Server, family: RuntimeFamily<R>, options: O): { routes: RouteHandlers; onReview?: DeploymentAdapter<R>['onReview']; hooks?: Partial<RuntimeAdapter<R>> };
 }
 
 /** The hapi plugin of a runtime family: shared handlers for the shared rows its table lists, its own for the rest. */
@@ -198,14 +219,17 @@ export function runtimeFamilyPlugin<R extends RuntimeResource, O extends object>
         dependencies: ['hostless-auth', 'hostless-jobs', 'hostless-resources', ...definition.dependencies ?? []],
         register(server, options) {
             const { services } = server.plugins['hostless-resources'];
-            const family = runtimeFamily(definition.kind, definition.adapter, services);
+            // One adapter per server: the hooks a kind builds from this server's services join it at registration.
+            const adapter: RuntimeAdapter<R> = { ...definition.adapter };
+            const family = runtimeFamily(definition.kind, adapter, services);
             const own = definition.register?.(server, family, options);
-            services.deployments.register(definition.kind.kind, { ...definition.adapter, ...(own?.onReview ? { onReview: own.onReview } : {}) });
+            Object.assign(adapter, own?.hooks, own?.onReview ? { onReview: own.onReview } : {});
+            services.deployments.register(definition.kind.kind, adapter);
             const ids = new Set(definition.table.rows.map((row) => row.id));
             const handlers: RouteHandlers = Object.fromEntries(Object.entries(sharedHandlers(family)).filter(([id]) => ids.has(id)));
             Object.assign(handlers, own?.routes);
             bindRoutes(server, definition.table, handlers, {
-                ...definition.loaders, [definition.kind.kind]: definition.adapter.model, [definition.kind.deploymentKind]: Deployment
+                ...definition.loaders, [definition.kind.kind]: adapter.model, [definition.kind.deploymentKind]: Deployment
             });
         }
     };

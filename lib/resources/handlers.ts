@@ -12,7 +12,7 @@ import { DEPLOYMENT_STATUSES, IN_PROGRESS, type Deployment, type DeploymentStatu
 import type { RuntimeFamily } from './family';
 import { branchName, createSchema, patchSchema, scaleBody } from './fields';
 import { logQuery } from './logs';
-import { METRICS, metricRange, metricsQuery, type MetricName } from './metrics';
+import { METRICS, metricRange, metricsQuery, type MetricName, type MetricsQuery } from './metrics';
 import type { RuntimeResource } from './model';
 import { PERMISSIONS } from '../roles';
 
@@ -85,7 +85,7 @@ export function sharedHandlers<R extends RuntimeResource>(family: RuntimeFamily<
     const collaboratorParams = Joi.object<Record<string, string>, true>({ ...one, email: fields.email().required() });
     const row = family.resource;
     const ref = <Refs extends ReqRef>(request: Request<Refs>) => family.refOf(row.of(request));
-    const observes = (metric: MetricName) => adapter.observes?.(metric) ?? services.driver.observes(metric);
+    const observes = (metric: MetricName) => adapter.observes?.(metric) ?? services.deployments.driverOf(kind.kind).observes(metric);
     const deploymentLogs = (streams: Array<'build' | 'release'>) => route({
         params: deploymentParams,
         query: logQuery,
@@ -226,6 +226,25 @@ export function sharedHandlers<R extends RuntimeResource>(family: RuntimeFamily<
             handler: (request) => services.logs.query({ resourceId: row.of(request).id, streams: adapter.logStreams ?? ['runtime', 'release'] }, request.query)
         })
     };
+
+    handlers[`${f}.metrics.requestCountTotal`] = route({
+        params,
+        query: metricsQuery,
+        handler: (request) => services.metrics.total(row.of(request).id, 'request-count', metricRange(request.query), observes('request-count'))
+    });
+    handlers[`${f}.metrics.uniqueVisitors`] = route({
+        params,
+        query: metricsQuery,
+        handler: (request) => services.metrics.uniqueVisitors(row.of(request).id, metricRange(request.query), observes('request-count'))
+    });
+    handlers[`${f}.metrics.topPaths`] = route({
+        params,
+        query: (metricsQuery as Joi.ObjectSchema).keys({ limit: Joi.number().integer().min(1).max(100).default(20) }) as Joi.ObjectSchema<MetricsQuery & { limit: number }>,
+        handler: (request) => {
+            const { limit, ...range } = request.query;
+            return services.metrics.topPaths(row.of(request).id, metricRange(range), limit, observes('request-count'));
+        }
+    });
 
     for (const name of Object.keys(METRICS) as MetricName[]) {
         handlers[`${f}.metrics.${camel(name)}`] = route({

@@ -123,5 +123,15 @@ export const sharedRows = {
             'bandwidth': 'Bytes served over time.'
         };
         return names.map((name) => r(`${k.family}.metrics.${camel(name)}`, 'GET', `${one(k)}/metrics/${name}`, k.scopes.read, what[name], { example: { setup: [k.fixture], params: named(k) } }));
+    },
+
+    /** What the edge measures beyond metric series: totals, unique visitors and top paths (kinds served on the edge). */
+    edgeMetrics(k: RuntimeKind): RouteRow[] {
+        const example = { example: { setup: [k.fixture], params: named(k) } };
+        return [
+            r(`${k.family}.metrics.requestCountTotal`, 'GET', `${one(k)}/metrics/request-count/total`, k.scopes.read, 'Total requests in a period, measured at the edge.', example),
+            r(`${k.family}.metrics.uniqueVisitors`, 'GET', `${one(k)}/metrics/unique-visitors`, k.scopes.read, 'Distinct visitors per UTC day (daily salted hashes: no address is stored).', example),
+            r(`${k.family}.metrics.topPaths`, 'GET', `${one(k)}/metrics/top-paths`, k.scopes.read, 'The most requested paths (`?limit=`, default 20).', example)
+        ];
     }
 };

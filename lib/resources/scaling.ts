@@ -12,11 +12,11 @@ import { refOf, type RuntimeResource } from './model';
 // Restart, scale and plan changes of any runtime kind, within its plan's bounds. The count is changed only if it is
 // still the one read, so two concurrent scalings cannot both pass the bound check; each change is an allocation event.
 export class Scaling {
-    constructor(private readonly knex: Knex, private readonly driver: RuntimeDriver, private readonly allocation: Allocation) { }
+    constructor(private readonly knex: Knex, private readonly driverOf: (kind: string) => RuntimeDriver, private readonly allocation: Allocation) { }
 
     async restart<R extends RuntimeResource>(model: ModelClass<R>, kind: string, resource: R, context: DriverContext): Promise<R> {
         assertLive(resource, 'restart');
-        await this.driver.restart(targetOf(kind, resource), context);
+        await this.driverOf(kind).restart(targetOf(kind, resource), context);
         return await model.query(this.knex).patchAndFetchById(resource.id, { updatedAt: nowIso() } as never) as unknown as R;
     }
 
@@ -24,7 +24,7 @@ export class Scaling {
         const instances = resource.instances + by;
         assertInstances(resource.plan, instances, 'Scaling to');
         if (resource.liveDeploymentId) {
-            await this.driver.scale(targetOf(kind, resource), instances, context);
+            await this.driverOf(kind).scale(targetOf(kind, resource), instances, context);
         }
 
         return this.knex.transaction(async (trx) => {

@@ -8,6 +8,7 @@ import type { JobQueue } from '../queue/types';
 import type { RuntimeDriver } from '../runtime/driver';
 import type { Clock } from '../scheduler/clock';
 import { Scheduler } from '../scheduler/scheduler';
+import { EdgeNames } from '../edge/names';
 import { Allocation } from './allocation';
 import { Collaborators } from './collaborators';
 import { DEPLOY_JOB, DeploymentEngine } from './deployments';
@@ -34,6 +35,7 @@ export interface RuntimeServicesOptions {
     invitations: Invitations;                                   // how collaborators are invited (lib/invitations.ts)
     clock?: Clock;                                              // what the scheduler reads as now (tests move it)
     onError?: (err: unknown) => void;
+    reservedNames?: readonly string[];                          // names the edge's name space refuses (see lib/edge/hosts.ts)
 }
 
 export interface RuntimeServices {
@@ -53,6 +55,7 @@ export interface RuntimeServices {
     traces: Traces;
     git: GitAccess;
     scheduler: Scheduler;
+    edgeNames: EdgeNames;
 }
 
 export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeServices {
@@ -61,6 +64,12 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
     const logs = new LogStore(knex, reader);
     const envVars = new EnvVars(knex, options.sealKey);
     const allocation = new Allocation();
+    const deployments = new DeploymentEngine({
+        knex, driver, logs, envVars, allocation, lists,
+        enqueue: async (trx, deploymentId) => {
+            await queue.enqueue(DEPLOY_JOB, { deploymentId }, { trx, idempotencyKey: `deployment:${deploymentId}` });
+        }
+    });
     return {
         knex,
         queue,
@@ -72,16 +81,12 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
         collaborators: new Collaborators(knex, options.invitations),
         domains: new Domains(knex, queue, options.dns),
         allocation,
-        deployments: new DeploymentEngine({
-            knex, driver, logs, envVars, allocation, lists,
-            enqueue: async (trx, deploymentId) => {
-                await queue.enqueue(DEPLOY_JOB, { deploymentId }, { trx, idempotencyKey: `deployment:${deploymentId}` });
-            }
-        }),
-        scaling: new Scaling(knex, driver, allocation),
+        deployments,
+        scaling: new Scaling(knex, (kind) => deployments.driverOf(kind), allocation),
         search: new Search(knex, logs, envVars),
         traces: new Traces(knex),
         git: new GitAccess({ knex, sealKey: options.sealKey, githubApiUrl: options.githubApiUrl, allowlist: options.outboundAllowlist }),
-        scheduler: new Scheduler({ knex, queue, driver, logs, lists, ...(options.clock ? { clock: options.clock } : {}), ...(options.onError ? { onError: options.onError } : {}) })
+        scheduler: new Scheduler({ knex, queue, driver, logs, lists, ...(options.clock ? { clock: options.clock } : {}), ...(options.onError ? { onError: options.onError } : {}) }),
+        edgeNames: new EdgeNames(options.reservedNames)
     };
 }

@@ -17,6 +17,7 @@ export interface RuntimeKindSpec {
     plural: string;
     scopes: { read: Scope; write: Scope; delete: Scope };
     collaborators?: boolean;                                    // users outside the project may be granted one
+    edge?: boolean;                                             // served on `<name>.<SITES_DOMAIN>`: its name is in the edge's one name space
     fixture: string;                                            // what the generated tests call one: `app`
     createFields?: Readonly<Record<string, unknown>>;           // what a create needs beyond name and projectId (examples, fixtures)
 }

@@ -10,6 +10,10 @@ import type { Lists } from '../lists';
 import type { Outbox } from '../notifications/outbox';
 import type { RuntimeServices } from '../resources/services';
 import type { Invitations } from '../invitations';
+import type { MultipartForm, MultipartSpec } from '../multipart';
+import type { Edge } from '../edge/edge';
+import type { EdgeMeter } from '../edge/meter';
+import type { FileStore } from '../edge/store';
 
 declare module '@hapi/hapi' {
     interface UserCredentials {
@@ -27,6 +31,7 @@ declare module '@hapi/hapi' {
 
     interface PluginSpecificConfiguration {
         platform?: CompiledRow;
+        multipart?: MultipartSpec;
     }
 
     interface PluginProperties {
@@ -41,6 +46,8 @@ declare module '@hapi/hapi' {
             lists: Lists;
         };
         'hostless-resources': { services: RuntimeServices };
+        'hostless-edge': { edge: Edge; store: FileStore; meter: EdgeMeter };
+        'hostless-dashboard'?: { cookie: string };
         'hostless-jobs': { queue: JobQueue; mode: 'all' | 'api' | 'worker' };
         'hostless-notifications': { outbox: Outbox };
         'hostless-invitations': { invitations: Invitations };
@@ -48,5 +55,6 @@ declare module '@hapi/hapi' {
 
     interface PluginsStates {
         platform?: Access;
+        form?: MultipartForm;                                   // a multipart row's parts: its body read, its file not yet
     }
 }

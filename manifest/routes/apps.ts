@@ -4,7 +4,7 @@ import { keyRoute as r, type RouteTable } from '../../lib/route-table';
 
 export const APPS = runtimeKind({
     kind: 'app', family: 'apps', path: '/apps', param: 'appName', table: 'apps', idPrefix: 'app', noun: 'app', plural: 'apps',
-    scopes: { read: 'apps:read', write: 'apps:write', delete: 'apps:delete' }, collaborators: true, fixture: 'app'
+    scopes: { read: 'apps:read', write: 'apps:write', delete: 'apps:delete' }, collaborators: true, edge: true, fixture: 'app'
 });
 
 const app = { appName: '{app}' };

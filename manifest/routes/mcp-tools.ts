@@ -4,6 +4,7 @@ import { createSchema, patchSchema } from '../../lib/resources/fields';
 import type { KindTools } from '../../lib/mcp/platform-tools';
 import { fields } from '../../lib/validation';
 import { CRON_JOB_FIELDS } from './cron-jobs';
+import { SITE_FIELDS } from './sites';
 
 // The MCP platform tools as data (api-contract.md section 12): one line per kind, expanded into
 // `<kind>_list|get|create|patch|delete` and mapped onto the REST routes named here. `offered` is the switch: a
@@ -31,7 +32,11 @@ export const PLATFORM_TOOL_KINDS: readonly KindTools[] = [
         body: { create: createSchema(), patch: patchSchema() },
         about: 'Apps are long-running web services built from a Git repository and deployed by the platform; they are addressed by name.'
     },
-    { kind: 'sites', offered: false, noun: 'site', plural: 'sites', ...byName('sites'), about: 'Sites are static websites built from a repository or an uploaded archive; they are addressed by name.' },
+    {
+        kind: 'sites', offered: true, noun: 'site', plural: 'sites', ...byName('sites'),
+        body: { create: createSchema(SITE_FIELDS), patch: patchSchema(SITE_FIELDS) },
+        about: 'Sites are static websites served on <name>.<SITES_DOMAIN> by the platform\'s edge, from uploaded archives or the visual builder; they are addressed by name. sites_create makes an empty site: upload files with POST /v1/sites/{name}/upload.'
+    },
     {
         kind: 'workers', offered: true, noun: 'worker', plural: 'workers', ...byName('workers'),
         body: { create: createSchema(), patch: patchSchema() },

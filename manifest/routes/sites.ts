@@ -1,51 +1,80 @@
-import { keyRoute as r, type RouteTable } from '../../lib/route-table';
+import Joi from 'joi';
 
-const list = { policy: { project: 'query' as const } };
-const create = { policy: { project: 'body' as const, create: true } };
+import { sharedRows as shared } from '../../lib/resources/rows';
+import { runtimeKind } from '../../lib/resources/spec';
+import { keyRoute as r, type ExamplePart, type RouteTable } from '../../lib/route-table';
 
-// Static sites: uploads, the visual builder, domains, review sites, deployments, logs and edge metrics.
+export const SITES = runtimeKind({
+    kind: 'site', family: 'sites', path: '/sites', param: 'siteName', table: 'sites', idPrefix: 'sit', noun: 'site', plural: 'sites',
+    scopes: { read: 'sites:read', write: 'sites:write', delete: 'sites:delete' }, edge: true, fixture: 'site'
+});
+
+/** A site's own body fields beside the shared ones (REST and the MCP tools read the same schema). */
+export const SITE_FIELDS = {
+    spa: Joi.boolean().description('Serve /index.html for paths without a file extension that match no file (a single-page app), instead of the 404 page.')
+};
+
+const site = { siteName: '{site}' };
+/** A tar.gz holding one index.html: what the upload examples send. */
+export const EXAMPLE_ARCHIVE = 'H4sIANIBBWsC/+3SMQ7CMAyF4cycIlyAJqKii9W510BtUCulBDVBgtuTkgWxAwP/tzz7LV48nQd3241p9upjTHao62dm72nsy1z6ptlbpY36gmtMxyWfVP9JtkPo0/3i9PoDraQpedd2zvsgVVlktKXQpyXMugsxtzFKlfuNAgAAAAAAAAAAAAAAAAD8xAPhwE3fACgAAA==';
+const archive: ExamplePart = { name: 'archive', filename: 'site.tar.gz', contentType: 'application/gzip', base64: EXAMPLE_ARCHIVE };
+const document = { title: 'Example', pages: [{ path: '/', title: 'Home', blocks: [{ type: 'heading', text: 'Hello' }] }] };
+
+// Static sites: the shared runtime rows (settings, environment, domains, scaling, deployments, logs, metrics)
+// plus what only sites have: uploads, the visual builder, review sites, what the edge measures, and build
+// statistics per deployment. A site fixture is made from the visual builder, so it has files to redeploy; a site
+// made by `POST /sites` alone has none until an upload or a publish.
 export const sitesTable: RouteTable = {
     family: 'sites',
+    kinds: [
+        ...SITES.kinds,
+        { kind: 'site-build', param: 'siteDeploymentId', table: 'deployments', column: 'id', projectColumn: 'project_id', parent: { kind: 'site', column: 'resource_id' }, label: 'Deployment' }
+    ],
+    fixtures: {
+        ...SITES.fixtures,
+        site: { route: 'sites.fromVisualBuilder', payload: { name: '{unique}', projectId: '{project}' }, value: 'name' },
+        sitePair: { route: 'sites.fromVisualBuilder', payload: { name: '{unique}', projectId: '{project}', instances: 2 }, value: 'name' }
+    },
     rows: [
-        r('sites.list', 'GET', '/sites', 'sites:read', 'Sites the caller can reach; `?projectId=` narrows to one project.', list),
-        r('sites.get', 'GET', '/sites/{siteName}', 'sites:read', 'One site.'),
-        r('sites.search', 'GET', '/sites/{siteName}/search', 'sites:read', 'Search a site\'s deployments, logs and environment variable names.'),
-        r('sites.envVars.get', 'GET', '/sites/{siteName}/environment-variables', 'sites:read', 'A site\'s build environment variables.'),
-        r('sites.domains.list', 'GET', '/sites/{siteName}/custom-domains', 'sites:read', 'Custom domains with their verification status.'),
-        r('sites.commits.list', 'GET', '/sites/{siteName}/commits', 'sites:read', 'Recent commits of the site\'s repository branch.'),
-        r('sites.reviewSites.list', 'GET', '/sites/{siteName}/review-sites', 'sites:read', 'Review sites of open pull requests.'),
-        r('sites.reviewSites.pullRequests', 'GET', '/sites/{siteName}/review-sites/pull-requests', 'sites:read', 'Open pull requests of the site\'s repository.'),
-        r('sites.builder.project.get', 'GET', '/sites/{siteName}/visual-builder/project', 'sites:read', 'The visual-builder project of a site.'),
-        r('sites.builder.assets.list', 'GET', '/sites/{siteName}/visual-builder/assets', 'sites:read', 'Assets uploaded to the visual builder.'),
-        r('sites.metrics.requestCount', 'GET', '/sites/{siteName}/metrics/request-count', 'sites:read', 'Requests over time, measured at the edge.'),
-        r('sites.metrics.requestCountTotal', 'GET', '/sites/{siteName}/metrics/request-count/total', 'sites:read', 'Total requests in a period.'),
-        r('sites.metrics.responseDuration', 'GET', '/sites/{siteName}/metrics/response-duration', 'sites:read', 'Response duration over time.'),
-        r('sites.metrics.bandwidth', 'GET', '/sites/{siteName}/metrics/bandwidth', 'sites:read', 'Bytes served over time.'),
-        r('sites.metrics.uniqueVisitors', 'GET', '/sites/{siteName}/metrics/unique-visitors', 'sites:read', 'Unique visitors over time.'),
-        r('sites.metrics.topPaths', 'GET', '/sites/{siteName}/metrics/top-paths', 'sites:read', 'Most requested paths.'),
-        r('sites.metrics.cpuUsage', 'GET', '/sites/{siteName}/metrics/cpu-usage', 'sites:read', 'CPU usage over time.'),
-        r('sites.metrics.memoryUsage', 'GET', '/sites/{siteName}/metrics/memory-usage', 'sites:read', 'Memory usage over time.'),
-        r('sites.deployments.buildStats', 'GET', '/sites/{siteName}/deployments/{siteDeploymentId}/metrics/build-stats', 'sites:read', 'Build statistics of one site deployment.'),
-        r('sites.create', 'POST', '/sites', 'sites:write', 'Create a site from a repository.', create),
-        r('sites.fromUpload', 'POST', '/sites/from-upload', 'sites:write', 'Create a site from an uploaded archive (multipart).', { ...create, body: 'multipart' }),
-        r('sites.fromVisualBuilder', 'POST', '/sites/from-visual-builder', 'sites:write', 'Create a site from a visual-builder project.', create),
-        r('sites.patch', 'PATCH', '/sites/{siteName}', 'sites:write', 'Change a site\'s settings.'),
-        r('sites.restart', 'POST', '/sites/{siteName}/restart', 'sites:write', 'Restart a site\'s serving instances.'),
-        r('sites.upload', 'POST', '/sites/{siteName}/upload', 'sites:write', 'Upload a new archive and deploy it (multipart).', { body: 'multipart' }),
-        r('sites.domains.add', 'POST', '/sites/{siteName}/custom-domains', 'sites:write', 'Add a custom domain.'),
-        r('sites.scaleDown', 'POST', '/sites/{siteName}/scale/down', 'sites:write', 'Remove serving instances.'),
-        r('sites.scaleUp', 'POST', '/sites/{siteName}/scale/up', 'sites:write', 'Add serving instances.'),
-        r('sites.reviewSites.trigger', 'POST', '/sites/{siteName}/review-sites/trigger', 'sites:write', 'Create or redeploy the review site of a pull request.'),
-        r('sites.builder.project.put', 'PUT', '/sites/{siteName}/visual-builder/project', 'sites:write', 'Save the visual-builder project.'),
-        r('sites.builder.publish', 'POST', '/sites/{siteName}/visual-builder/publish', 'sites:write', 'Publish the visual-builder project as a deployment.'),
-        r('sites.builder.assets.upload', 'POST', '/sites/{siteName}/visual-builder/assets', 'sites:write', 'Upload a visual-builder asset (multipart).', { body: 'multipart' }),
-        r('sites.delete', 'DELETE', '/sites/{siteName}', 'sites:delete', 'Delete a site.'),
-        r('sites.domains.remove', 'DELETE', '/sites/{siteName}/custom-domains', 'sites:delete', 'Remove a custom domain (`?domain=`).'),
-        r('sites.deployments.list', 'GET', '/sites/{siteName}/deployments', 'deployments:read', 'Deployments of a site, newest first.'),
-        r('sites.deployments.get', 'GET', '/sites/{siteName}/deployments/{deploymentId}', 'deployments:read', 'One site deployment.'),
-        r('sites.deployments.create', 'POST', '/sites/{siteName}/deployments/new', 'deployments:write', 'Trigger a deployment (a JSON body; an empty object is accepted).'),
-        r('sites.deployments.rerun', 'POST', '/sites/{siteName}/deployments/{deploymentId}/rerun', 'deployments:write', 'Deploy the same configuration again.'),
-        r('sites.logs', 'GET', '/sites/{siteName}/logs', 'logs:read', 'Edge and runtime logs of a site.'),
-        r('sites.deployments.logs', 'GET', '/sites/{siteName}/deployments/{deploymentId}/logs', 'logs:read', 'Build logs of a site deployment.')
+        ...shared.crud(SITES, { patchExample: { spa: true, environmentVariables: { PUBLIC_NAME: 'example' } }, deleteWhat: 'its deployments, stored files, domains, visual-builder project and metrics' }),
+        ...shared.envVars(SITES),
+        ...shared.domains(SITES),
+        ...shared.scale(SITES),
+        ...shared.restart(SITES),
+        ...shared.search(SITES),
+        ...shared.commits(SITES),
+        ...shared.deployments(SITES),
+        ...shared.logs(SITES),
+        ...shared.metrics(SITES, ['request-count', 'response-duration', 'bandwidth', 'cpu-usage', 'memory-usage']),
+        ...shared.edgeMetrics(SITES),
+        r('sites.deployments.buildStats', 'GET', '/sites/{siteName}/deployments/{siteDeploymentId}/metrics/build-stats', 'sites:read', 'Build statistics of one site deployment: its files, bytes, what the store did not hold yet, and its phases.', {
+            example: { setup: ['site', 'siteDeployment'], params: { ...site, siteDeploymentId: '{siteDeployment}' } }
+        }),
+        r('sites.fromUpload', 'POST', '/sites/from-upload', 'sites:write', 'Create a site from an archive (multipart: a `metadata` JSON part, then an `archive` part, tar.gz or zip) and deploy it.', {
+            body: 'multipart', policy: { project: 'body', create: true },
+            example: { form: [{ name: 'metadata', json: { name: '{unique}', projectId: '{project}' } }, archive], status: 201 }
+        }),
+        r('sites.fromVisualBuilder', 'POST', '/sites/from-visual-builder', 'sites:write', 'Create a site from a visual-builder document (a starter page when none is given) and publish it.', {
+            policy: { project: 'body', create: true }, example: { payload: { name: '{unique}', projectId: '{project}', document }, status: 201 }
+        }),
+        r('sites.upload', 'POST', '/sites/{siteName}/upload', 'sites:write', 'Deploy a new archive (multipart: one `archive` part, tar.gz or zip).', {
+            body: 'multipart', example: { setup: ['site'], params: site, form: [archive], status: 201 }
+        }),
+        r('sites.reviewSites.list', 'GET', '/sites/{siteName}/review-sites', 'sites:read', 'Review sites of open pull requests.', { example: { setup: ['site'], params: site } }),
+        r('sites.reviewSites.pullRequests', 'GET', '/sites/{siteName}/review-sites/pull-requests', 'sites:read', 'Open pull requests of the site\'s repository.', { example: { setup: ['site'], params: site, status: 409 } }),
+        r('sites.reviewSites.trigger', 'POST', '/sites/{siteName}/review-sites/trigger', 'sites:write', 'Create or redeploy the review site of an open pull request.', {
+            example: { setup: ['site'], params: site, payload: { pullRequest: 1 }, status: 409 }
+        }),
+        r('sites.builder.project.get', 'GET', '/sites/{siteName}/visual-builder/project', 'sites:read', 'The visual-builder document of a site, with its version.', { example: { setup: ['site'], params: site } }),
+        r('sites.builder.project.put', 'PUT', '/sites/{siteName}/visual-builder/project', 'sites:write', 'Save the visual-builder document; `version` must be the one read (409 when another save came first).', {
+            example: { setup: ['site'], params: site, payload: { version: 1, document } }
+        }),
+        r('sites.builder.publish', 'POST', '/sites/{siteName}/visual-builder/publish', 'sites:write', 'Render the visual-builder document to static HTML and deploy it.', {
+            example: { setup: ['site'], params: site, status: 201 }
+        }),
+        r('sites.builder.assets.list', 'GET', '/sites/{siteName}/visual-builder/assets', 'sites:read', 'Assets uploaded to the visual builder.', { example: { setup: ['site'], params: site } }),
+        r('sites.builder.assets.upload', 'POST', '/sites/{siteName}/visual-builder/assets', 'sites:write', 'Upload a visual-builder asset (multipart: one `file` part, at most 25 MiB).', {
+            body: 'multipart', example: { setup: ['site'], params: site, form: [{ name: 'file', filename: 'logo.txt', contentType: 'text/plain', base64: 'bG9nbw==' }], status: 201 }
+        })
     ]
 };

@@ -1,5 +1,6 @@
 import type { PriceList } from '../../lib/plans';
 import { runtimeFamilyPlugin } from '../../lib/resources/family';
+import { Reviews } from '../../lib/resources/reviews';
 import { APPS, appsTable } from '../../manifest/routes/apps';
 import { App } from './models/app';
 import { appRoutes } from './routes/apps';
@@ -9,7 +10,6 @@ import { processRoutes } from './routes/processes';
 import { repositoryRoutes } from './routes/repository';
 import { appCronSource, CronJobsService } from './services/cron-jobs';
 import { processSnapshot, ProcessesService } from './services/processes';
-import { EXPIRE_JOB, ReviewAppsService } from './services/review-apps';
 import { ServiceFilesService } from './services/service-files';
 
 // The apps family: a runtime kind (settings, environment, domains, collaborators, scaling, deployments, logs and
@@ -31,12 +31,11 @@ export const appsPlugin = runtimeFamilyPlugin<App, AppsPluginOptions>({
     },
     loaders: LOADERS,
     register(server, family, options) {
-        const { queue, scheduler } = family.services;
+        const { scheduler } = family.services;
         const processes = new ProcessesService(family.services.knex);
         const cronJobs = new CronJobsService(family);
-        const reviewApps = new ReviewAppsService(family, options.reviewAppHours ?? 72);
+        const reviewApps = new Reviews(family, options.reviewAppHours ?? 72);
         scheduler.register(appCronSource);
-        queue.handle(EXPIRE_JOB, (payload: { reviewAppId: string }) => reviewApps.expire(payload.reviewAppId));
         return {
             routes: {
                 ...appRoutes(family),

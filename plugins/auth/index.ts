@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+
 import * as Boom from '@hapi/boom';
 import type { NamedPlugin, Request, ResponseToolkit, Server } from '@hapi/hapi';
 import type { Knex } from 'knex';
@@ -11,6 +13,7 @@ import { accessTokenVerifier } from '../../lib/oauth/access-token';
 import { JwksCache } from '../../lib/oauth/jwks-cache';
 import { publishedKeys } from '../../lib/oauth/signing-keys';
 import { PROJECT_KIND, type ResourceKind, type RowLoader } from '../../lib/resources/kinds';
+import { readForm } from '../../lib/multipart';
 import type { CompiledRow } from '../../lib/route-table';
 import { sessionSigner } from '../../lib/session-token';
 import { CredentialStore } from './credentials';
@@ -101,6 +104,13 @@ export const authPlugin: NamedPlugin<AuthPluginOptions> = {
         server.ext('onPreHandler', async (request, h) => {
             const row = request.route.settings.plugins?.platform as CompiledRow | undefined;
             if (row && request.auth.isAuthenticated) {
+                // A multipart body's leading parts are read and validated now; its file part stays unread until the
+                // policy below has allowed the request.
+                const multipart = request.route.settings.plugins?.multipart;
+                if (multipart) {
+                    request.plugins.form = await readForm(request.payload as Readable, request.raw.req.headers, multipart);
+                }
+
                 request.plugins.platform = await policy.resolve(request, row);
             }
 

@@ -35,6 +35,11 @@ export function notFound(kind: ResourceKind | string): Boom.Boom {
     return Boom.notFound(`${kindLabel(kind)} not found`);
 }
 
+/** The request's body as the policy reads it: the JSON payload, or a multipart request's body part (its metadata). */
+function bodyOf(request: Request): object | null {
+    return request.plugins.form?.body ?? request.payload as object | null;
+}
+
 const mappers = snakeCaseMappers();
 const plainLoader: RowLoader = { fromDatabaseJson: (row) => mappers.parse(row as Record<string, unknown>) };
 /** A credential pinned to some projects (an OAuth grant's choice) reaches nothing outside them: the same 404 as a missing one. */
@@ -140,7 +145,7 @@ export class Policy {
     /** The permission a collaborator needs: the row's, or a weaker one when the body touches only the listed fields. */
     private collaboratorNeed(request: Request, row: CompiledRow): Permission {
         const weaker = row.compiled.collaboratorFor;
-        const fields = Object.keys((request.payload as object | null) ?? {});
+        const fields = Object.keys(bodyOf(request) ?? {});
         if (weaker && fields.length && fields.every((field) => weaker[field])) {
             return weaker[fields[0]!]!;
         }
@@ -152,7 +157,7 @@ export class Policy {
         switch (row.compiled.project) {
             case 'path': return request.params.projectId as string | undefined;
             case 'query': return request.query.projectId as string | undefined;
-            case 'body': return (request.payload as { projectId?: string } | null)?.projectId;
+            case 'body': return (bodyOf(request) as { projectId?: string } | null)?.projectId;
             default: return undefined;
         }
     }

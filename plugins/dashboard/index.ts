@@ -20,7 +20,7 @@ import { memberRoutes } from './routes/members';
 import { notificationRoutes } from './routes/notifications';
 import { oauthClientRoutes } from './routes/oauth-clients';
 import { projectRoutes } from './routes/projects';
-import { checkFormToken, cookieOptions, COOKIE, Session } from './session';
+import { checkFormToken, cookieName, cookieOptions, Session } from './session';
 import { configureViews } from './views';
 
 // The dashboard and the docs site: server-rendered pages that do everything through the REST API in-process, with
@@ -58,7 +58,8 @@ export const dashboardPlugin: FamilyPlugin<DashboardPluginOptions> = {
         const options: DashboardPluginOptions = Joi.attempt(rawOptions, schema, 'The dashboard plugin options are invalid:');
         await server.register([Inert, Vision], { once: true });
         configureViews(server);
-        server.state(COOKIE, cookieOptions(options.cookiePassword, options.secureCookies));
+        server.state(cookieName(options.secureCookies), cookieOptions(options.cookiePassword, options.secureCookies));
+        server.expose('cookie', cookieName(options.secureCookies));
 
         const deps = { server, refreshes: new Map<string, Promise<Answer>>() };
         bindRoutes(server, dashboardTable, formBodies({

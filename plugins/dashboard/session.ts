@@ -10,6 +10,11 @@ import { digestsEqual, sha256 } from '../../lib/crypto';
 // form token that every POST must echo (CSRF), and a one-time notice for the next page. Visitors who are not signed
 // in get a cookie with a form token only, so the sign-in and sign-up forms are protected too.
 export const COOKIE = 'hostless_session';
+/** Over https the cookie is `__Host-` prefixed: browsers then accept it only Secure, for `/`, without a Domain, so no
+ * other host (a tenant's site under a parent domain included) can set or shadow it. */
+export const SECURE_COOKIE = `__Host-${COOKIE}`;
+export const cookieName = (secure: boolean) => secure ? SECURE_COOKIE : COOKIE;
+const nameOf = (request: Request) => request.server.plugins['hostless-dashboard']?.cookie ?? COOKIE;
 
 export interface SessionUser {
     id: string;
@@ -50,7 +55,7 @@ export class Session {
     private constructor(private data: Sealed) { }
 
     static of(request: Request): Session {
-        const value = request.state[COOKIE] as Partial<Sealed> | undefined;
+        const value = request.state[nameOf(request)] as Partial<Sealed> | undefined;
         if (value && typeof value === 'object' && typeof value.csrf === 'string') {
             return new Session(value as Sealed);
         }
@@ -122,17 +127,17 @@ export class Session {
     /** Writes the cookie when it changed, or clears it. */
     persist(h: ResponseToolkit): void {
         if (this.cleared) {
-            h.unstate(COOKIE);
+            h.unstate(nameOf(h.request));
         }
         else if (this.dirty) {
-            h.state(COOKIE, this.data);
+            h.state(nameOf(h.request), this.data);
         }
     }
 }
 
 /** Every form post must carry the session's form token: the page that rendered the form is the only place it shows. */
 export function checkFormToken(request: Request): void {
-    const session = request.state[COOKIE] as Partial<Sealed> | undefined;
+    const session = request.state[nameOf(request)] as Partial<Sealed> | undefined;
     const sent = (request.payload as Record<string, unknown> | null)?.csrf;
     if (typeof session?.csrf !== 'string' || typeof sent !== 'string' || !digestsEqual(sha256(sent), sha256(session.csrf))) {
         throw Boom.forbidden('This form has expired or did not come from this site. Reload the page and try again.');

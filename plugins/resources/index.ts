@@ -6,6 +6,7 @@ import { deriveKey } from '../../lib/crypto';
 import { DnsProbe } from '../../lib/outside/dns-probe';
 import { DEPLOY_JOB } from '../../lib/resources/deployments';
 import { VERIFY_JOB } from '../../lib/resources/domains';
+import { expireReview, REVIEW_EXPIRE_JOB } from '../../lib/resources/reviews';
 import { createRuntimeServices } from '../../lib/resources/services';
 import type { RuntimeDriver } from '../../lib/runtime/driver';
 import type { Clock } from '../../lib/scheduler/clock';
@@ -22,6 +23,7 @@ export interface ResourcesPluginOptions {
     outboundAllowlist: readonly string[];
     dnsServers?: readonly string[];
     clock?: Clock;                                              // what the scheduler reads as now (default: the system's)
+    reservedNames?: readonly string[];                          // names the edge's name space refuses
 }
 
 export const resourcesPlugin: NamedPlugin<ResourcesPluginOptions> = {
@@ -42,7 +44,8 @@ export const resourcesPlugin: NamedPlugin<ResourcesPluginOptions> = {
             outboundAllowlist: options.outboundAllowlist,
             invitations: server.plugins['hostless-invitations'].invitations,
             ...(options.clock ? { clock: options.clock } : {}),
-            onError: (err) => server.log(['error', 'scheduler'], err as Error)
+            onError: (err) => server.log(['error', 'scheduler'], err as Error),
+            ...(options.reservedNames ? { reservedNames: options.reservedNames } : {})
         });
 
         queue.handle(DEPLOY_JOB, (payload: { deploymentId: string }, context) => services.deployments.run(payload.deploymentId, context));
@@ -54,6 +57,7 @@ export const resourcesPlugin: NamedPlugin<ResourcesPluginOptions> = {
         }
 
         server.ext('onPreStop', () => services.scheduler.stop());
+        queue.handle(REVIEW_EXPIRE_JOB, (payload: { reviewId: string }) => expireReview(options.knex, payload.reviewId));
         server.expose('services', services);
     }
 };

@@ -4,7 +4,7 @@ import type { Server, ServerInjectOptions, ServerInjectResponse } from '@hapi/ha
 
 import { checksum } from '../../lib/api-key-token';
 import { randomBase62 } from '../../lib/base62';
-import type { CompiledRow, Fixture, RouteRow, RouteTable } from '../../lib/route-table';
+import type { CompiledRow, ExamplePart, Fixture, RouteRow, RouteTable } from '../../lib/route-table';
 import { SCOPES, type Scope } from '../../lib/scopes';
 import { fixturesOf, ROUTE_TABLES } from '../../manifest/routes';
 import { createKey, joinProject, login, PASSWORD, register, uniqueEmail, uniqueName, type TestUser } from './api';
@@ -86,10 +86,30 @@ export async function fill(world: World, row: CompiledRow): Promise<Filled> {
         request: {
             method: row.method,
             url: query ? `${path}?${query}` : path,
-            ...(example.payload !== undefined ? { payload: substitute(example.payload, values) as object } : {})
+            ...(example.payload !== undefined ? { payload: substitute(example.payload, values) as object } : {}),
+            // A multipart body stays as its parts (text, so placeholders can be swapped) until it is sent (withAuth).
+            ...(example.form ? { payload: { [FORM]: substitute(example.form, values) } } : {})
         },
         refs
     };
+}
+
+const FORM = '__multipartForm';
+
+/** A multipart/form-data body from an example's parts (JSON values, or files given in base64). */
+export function multipartBody(parts: readonly ExamplePart[]): { payload: Buffer; contentType: string } {
+    const boundary = `----hostless${Crypto.randomBytes(8).toString('hex')}`;
+    const chunks: Buffer[] = [];
+    for (const part of parts) {
+        const file = part.base64 !== undefined;
+        chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"${file ? `; filename="${part.filename ?? 'file'}"` : ''}\r\n` +
+            `Content-Type: ${file ? part.contentType ?? 'application/octet-stream' : 'application/json'}\r\n\r\n`));
+        chunks.push(file ? Buffer.from(part.base64!, 'base64') : Buffer.from(JSON.stringify(part.json)));
+        chunks.push(Buffer.from('\r\n'));
+    }
+
+    chunks.push(Buffer.from(`--${boundary}--\r\n`));
+    return { payload: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
 async function makeFixture(world: World, name: string, refs: Map<string, string>): Promise<string> {
@@ -241,7 +261,13 @@ function nonexistent(value: string): string {
 }
 
 export function withAuth(request: ServerInjectOptions, authorization: string | undefined): ServerInjectOptions {
-    return { ...request, headers: { ...request.headers, ...(authorization ? { authorization } : {}) } };
+    const parts = (request.payload as Record<string, unknown> | undefined)?.[FORM] as ExamplePart[] | undefined;
+    const form = parts ? multipartBody(parts) : null;
+    return {
+        ...request,
+        ...(form ? { payload: form.payload } : {}),
+        headers: { ...request.headers, ...(form ? { 'content-type': form.contentType } : {}), ...(authorization ? { authorization } : {}) }
+    };
 }
 
 export async function send(server: Server, request: ServerInjectOptions, authorization?: string): Promise<ServerInjectResponse<any>> {

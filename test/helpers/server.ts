@@ -56,6 +56,7 @@ export function testConfig(dataDir: string, overrides: Partial<Config> = {}): Co
         reviewAppHours: 72,
         oauth: { assistant: { id: 'chatgpt', name: 'ChatGPT', redirectPrefixes: ['https://chatgpt.com/connector_platform_oauth_redirect', 'https://chatgpt.com/aip/'] }, legacy: null, metadataDocuments: true },
         notifications: { smtpUrl: null, from: 'Hostless <no-reply@localhost>', retentionDays: 90 },
+        sites: { domain: 'localhost', flushMs: 50 },
         ...overrides
     };
 }

@@ -37,12 +37,22 @@ describe('configuration', () => {
     });
 
     it('stops a production boot without a secret, naming the variable', () => {
-        const env = { NODE_ENV: 'production', DATA_DIR: tmp() };
+        const env = { NODE_ENV: 'production', DATA_DIR: tmp(), PUBLIC_URL: 'https://hostless.example.com', SITES_DOMAIN: 'example-sites.net' };
         expect(() => loadConfig(env)).to.throw(/^SESSION_SECRET is not set: in production \(NODE_ENV=production\) every secret must be given/);
         expect(() => loadConfig({ ...env, SESSION_SECRET: 'x'.repeat(40) })).to.throw(/^ENCRYPTION_KEY is not set/);
         const config = loadConfig({ ...env, SESSION_SECRET: 's'.repeat(40), ENCRYPTION_KEY: 'e'.repeat(40) });
         expect(config.production).to.be.true();
         expect(Fs.existsSync(Path.join(env.DATA_DIR, 'secrets.json')), 'nothing generated in production').to.be.false();
+    });
+
+    it('stops a production boot whose SITES_DOMAIN is PUBLIC_URL\'s host or a parent of it', () => {
+        const env = { NODE_ENV: 'production', DATA_DIR: tmp(), SESSION_SECRET: 's'.repeat(40), ENCRYPTION_KEY: 'e'.repeat(40) };
+        expect(() => loadConfig(env)).to.throw(/^SITES_DOMAIN \(localhost\) is PUBLIC_URL's host: tenants' sites would share the dashboard's origin\. In production set SITES_DOMAIN/);
+        expect(() => loadConfig({ ...env, PUBLIC_URL: 'https://app.example.com', SITES_DOMAIN: 'example.com' })).to.throw(/^SITES_DOMAIN \(example\.com\) is a parent of PUBLIC_URL's host \(app\.example\.com\)/);
+        expect(() => loadConfig({ ...env, PUBLIC_URL: 'https://example.com', SITES_DOMAIN: 'EXAMPLE.com' })).to.throw(/is PUBLIC_URL's host/);
+        expect(loadConfig({ ...env, PUBLIC_URL: 'https://app.example.com', SITES_DOMAIN: 'sites.example.com' }).sites.domain).to.equal('sites.example.com');
+        expect(loadConfig({ DATA_DIR: tmp() }).sites, 'a laptop serves sites on localhost').to.equal({ domain: 'localhost', flushMs: 5000 });
+        expect(() => loadConfig({ DATA_DIR: tmp(), SITES_DOMAIN: 'not a domain' })).to.throw(/^SITES_DOMAIN is not valid: set it to a domain/);
     });
 
     it('stops the boot on a malformed setting with a sentence saying what to set', () => {

@@ -64,7 +64,7 @@ describe('the platform tool catalogue', () => {
 
     it('takes projectId when listing and creating the named kinds, and names them by name', () => {
         const app = ['plan', 'region', 'instances', 'buildCommand', 'startCommand', 'autoDeploy', 'repository', 'environmentVariables'];
-        const own: Record<string, string[]> = { apps: app, workers: app, cron_jobs: [...app, 'schedule', 'timeZone'] };
+        const own: Record<string, string[]> = { apps: app, sites: [...app, 'spa'], workers: app, cron_jobs: [...app, 'schedule', 'timeZone'] };
         for (const tool of all.filter((candidate) => candidate.kind !== 'projects')) {
             const shape = tool.inputSchema.shape as Record<string, unknown>;
             const fields = own[tool.kind] ?? [];
@@ -113,7 +113,7 @@ describe('the apps tools switched on, against a fake REST API', () => {
                     options: {
                         api: httpApiClient(api.info.uri), publicUrl: 'http://localhost:3000', mcpPublicUrl: 'http://localhost:3001', docsMcpPath: '/mcp/docs',
                         readOnly: false, allowedTools: null, allowedOrigins: [], allowedHosts: null, version: '0.0.0',
-                        kinds: PLATFORM_TOOL_KINDS.map((spec) => spec.kind === 'apps' ? { ...spec, offered: true } : spec)
+                        kinds: PLATFORM_TOOL_KINDS.map((spec) => ({ ...spec, offered: spec.kind === 'apps' || spec.kind === 'projects' }))
                     }
                 }]
             }
@@ -129,7 +129,7 @@ describe('the apps tools switched on, against a fake REST API', () => {
     it('offers apps_* beside projects_* once the switch is on', async () => {
         const client = await connect(`${mcp.info.uri}/mcp`, { authorization: 'Bearer good-token' });
         try {
-            const offered = PLATFORM_TOOL_KINDS.filter((spec) => spec.offered || spec.kind === 'apps').flatMap((spec) => ['create', 'delete', 'get', 'list', 'patch'].map((action) => `${spec.kind}_${action}`));
+            const offered = PLATFORM_TOOL_KINDS.filter((spec) => spec.kind === 'apps' || spec.kind === 'projects').flatMap((spec) => ['create', 'delete', 'get', 'list', 'patch'].map((action) => `${spec.kind}_${action}`));
             expect(await toolNames(client)).to.equal(offered.sort());
             expect(offered).to.include(['apps_list', 'projects_list']);
         }

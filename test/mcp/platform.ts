@@ -26,6 +26,7 @@ const NAMED_KINDS = [
         patch: { schedule: '30 4 * * 1-5' }
     }
 ] as const;
+const SITE_TOOLS = ['sites_create', 'sites_delete', 'sites_get', 'sites_list', 'sites_patch'];
 
 for (const path of ['inject', 'http'] as ApiPath[]) {
 
@@ -54,7 +55,7 @@ for (const path of ['inject', 'http'] as ApiPath[]) {
         });
 
         it('offers the tools of the kinds whose routes are mounted, and none of the others', async () => {
-            expect(await toolNames(session)).to.equal([...APP_TOOLS, ...CRON_JOB_TOOLS, ...PROJECT_TOOLS, ...WORKER_TOOLS]);
+            expect(await toolNames(session)).to.equal([...APP_TOOLS, ...CRON_JOB_TOOLS, ...PROJECT_TOOLS, ...SITE_TOOLS, ...WORKER_TOOLS]);
         });
 
         it('describes each tool with its REST route, annotations and an input schema', async () => {
@@ -291,6 +292,58 @@ for (const path of ['inject', 'http'] as ApiPath[]) {
                 }
 
                 expect((await rest('GET', `/v1/cron-jobs/cron-${path}-bad`, user.session)).statusCode).to.equal(404);
+            });
+        });
+
+        describe('the sites tools', () => {
+
+            it('create a site with a session (in the personal project) and with a key and projectId, each seen through REST', async () => {
+                const made = await call(session, 'sites_create', { name: `mcp-${path}-site`, spa: true, environmentVariables: { PUBLIC_MODE: 'mcp' } });
+                expect(made.isError).to.not.be.true();
+                expect(made.structuredContent).to.include({ name: `mcp-${path}-site`, projectId: user.projectId, status: 'created', spa: true, source: 'upload' });
+                expect(text(made)).to.startWith(`Created site mcp-${path}-site.`);
+                expect((await rest('GET', `/v1/sites/mcp-${path}-site`, user.session)).result).to.equal(made.structuredContent);
+
+                const key = await open((await createKey(instance.api.server, user, ['sites:read', 'sites:write'])).token);
+                const keyed = await call(key, 'sites_create', { projectId: user.projectId, name: `mcp-${path}-site-key`, plan: 'standard', instances: 2 });
+                expect(keyed.structuredContent).to.include({ plan: 'standard', instances: 2, spa: false });
+                const noProject = await call(key, 'sites_create', { name: `mcp-${path}-site-nowhere` });
+                expect(text(noProject)).to.include('400 Bad Request: "projectId" is required when using an API key or OAuth token');
+                const appNamed = await call(session, 'sites_create', { name: `mcp-${path}-session` });
+                expect(appNamed.isError).to.be.true();
+                expect(text(appNamed)).to.include(`409 Conflict: The name mcp-${path}-session is taken`);
+            });
+
+            it('list, narrowed by project, get, patch and delete, each seen through REST', async () => {
+                const team = (await rest('POST', '/v1/projects', user.session, { name: `Sites ${path}` })).result;
+                await call(session, 'sites_create', { projectId: team.id, name: `listed-site-${path}` });
+                const listed = await call(session, 'sites_list', { projectId: team.id });
+                expect(listed.structuredContent.items.map((site: any) => site.name)).to.equal([`listed-site-${path}`]);
+                expect((await call(session, 'sites_get', { name: `listed-site-${path}` })).structuredContent.projectId).to.equal(team.id);
+                const patched = await call(session, 'sites_patch', { name: `listed-site-${path}`, spa: true, environmentVariables: { B: '2' } });
+                expect(patched.structuredContent).to.include({ spa: true });
+                expect((await rest('GET', `/v1/sites/listed-site-${path}/environment-variables`, user.session)).result.map((v: any) => v.name)).to.equal(['B']);
+                const deleted = await call(session, 'sites_delete', { name: `listed-site-${path}` });
+                expect(deleted.structuredContent).to.equal({ deleted: true, name: `listed-site-${path}` });
+                expect((await rest('GET', `/v1/sites/listed-site-${path}`, user.session)).statusCode).to.equal(404);
+            });
+
+            it('report another user\'s site as not found, a key without sites:write as a missing scope, and refuse unknown arguments', async () => {
+                const stranger = await register(instance.api.server, `sites-stranger-${path}`);
+                await rest('POST', '/v1/sites', stranger.session, { name: `their-site-${path}` });
+                for (const [name, args] of [['sites_get', {}], ['sites_patch', { spa: true }], ['sites_delete', {}]] as const) {
+                    const refused = await call(session, name, { ...args, name: `their-site-${path}` });
+                    expect(refused.isError, name).to.be.true();
+                    expect(text(refused), name).to.include('404 Not Found: Site not found');
+                }
+
+                const reader = await open((await createKey(instance.api.server, user, ['sites:read'])).token);
+                const refused = await call(reader, 'sites_create', { projectId: user.projectId, name: `never-site-${path}` });
+                expect(JSON.parse(text(refused).split('\n\n')[1]!)).to.equal({ statusCode: 403, error: 'Forbidden', message: 'Missing required scope(s): sites:write' });
+                const strict = await call(session, 'sites_create', { name: `strict-site-${path}`, colour: 'blue' });
+                expect(text(strict)).to.include('Input validation error');
+                expect((await rest('GET', `/v1/sites/strict-site-${path}`, user.session)).statusCode).to.equal(404);
+                expect((await rest('GET', `/v1/sites/their-site-${path}`, stranger.session)).result.spa).to.equal(false);
             });
         });
     });

@@ -37,11 +37,11 @@ describe('tool selection', () => {
         });
 
         it('lets a client narrow to the read-only tools, to a group, to named tools, or to a group\'s read-only tools', async () => {
-            expect(await listed('readonly')).to.equal(['apps_get', 'apps_list', 'cron_jobs_get', 'cron_jobs_list', 'projects_get', 'projects_list', 'workers_get', 'workers_list']);
+            expect(await listed('readonly')).to.equal(['apps_get', 'apps_list', 'cron_jobs_get', 'cron_jobs_list', 'projects_get', 'projects_list', 'sites_get', 'sites_list', 'workers_get', 'workers_list']);
             expect(await listed('projects')).to.equal(['projects_create', 'projects_delete', 'projects_get', 'projects_list', 'projects_patch']);
             expect(await listed(' projects_list , apps_create ')).to.equal(['apps_create', 'projects_list']);
             expect(await listed('apps,readonly')).to.equal(['apps_get', 'apps_list']);
-            expect(await listed('')).to.have.length(20);
+            expect(await listed('')).to.have.length(25);
         });
 
         it('offers no tool a narrowed request left out: calling one is isError', async () => {
@@ -57,7 +57,7 @@ describe('tool selection', () => {
         });
 
         it('narrows to nothing with a tool of a kind not offered yet, and refuses an unknown name with 400', async () => {
-            expect(await listed('sites_list')).to.equal([]);
+            expect(await listed('databases_list')).to.equal([]);
             const res = await post(`${instance.url}/mcp`, LIST_TOOLS, { authorization: user.session, 'x-mcp-tools': 'projects,teleport' });
             expect(res.status).to.equal(400);
             expect((await res.json() as any).error.message as string).to.startWith('The X-MCP-Tools header names an unknown tool or group: teleport');
@@ -83,7 +83,7 @@ describe('tool selection', () => {
                 const client = await connect(`${instance.url}/mcp`, { authorization: user.session, ...(header ? { 'x-mcp-tools': header } : {}) });
                 try {
                     const names = await toolNames(client);
-                    const readable = header === 'projects' ? ['projects_get', 'projects_list'] : ['apps_get', 'apps_list', 'cron_jobs_get', 'cron_jobs_list', 'projects_get', 'projects_list', 'workers_get', 'workers_list'];
+                    const readable = header === 'projects' ? ['projects_get', 'projects_list'] : ['apps_get', 'apps_list', 'cron_jobs_get', 'cron_jobs_list', 'projects_get', 'projects_list', 'sites_get', 'sites_list', 'workers_get', 'workers_list'];
                     expect(names, header).to.equal(header?.startsWith('projects_create') ? [] : readable);
                     expect((await call(client, 'projects_create', { name: 'Blocked' })).isError).to.be.true();
                 }

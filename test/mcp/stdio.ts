@@ -64,7 +64,10 @@ describe('stdio mode', () => {
             await client.connect(transport);
             const names = (await client.listTools()).tools.map((tool) => tool.name);
             expect(names).to.include(['projects_list', 'projects_get', 'docs_search', 'search', 'fetch']);
-            expect(names.filter((name) => name.startsWith('apps_') || name.startsWith('sites_'))).to.equal(['apps_list', 'apps_get', 'apps_create', 'apps_patch', 'apps_delete']);
+            expect(names.filter((name) => name.startsWith('apps_') || name.startsWith('sites_') || name.startsWith('workers_'))).to.equal([
+                'apps_list', 'apps_get', 'apps_create', 'apps_patch', 'apps_delete', 'sites_list', 'sites_get', 'sites_create', 'sites_patch', 'sites_delete',
+                'workers_list', 'workers_get', 'workers_create', 'workers_patch', 'workers_delete'
+            ]);
 
             const listed = await call(client, 'projects_list');
             expect(listed.structuredContent.items.map((project: any) => project.id)).to.equal([user.projectId]);

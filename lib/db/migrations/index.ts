@@ -7,6 +7,8 @@ import * as runtimeResources from './004-runtime-resources';
 import * as notifications from './020-notifications';
 import * as oauth from './030-oauth';
 import * as invitations from './035-invitations';
+import * as sites from './040-sites';
+import * as reviews from './041-reviews';
 import * as workers from './045-workers';
 import * as cronJobs from './046-cron-jobs';
 
@@ -20,6 +22,8 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; up: (knex: Knex) => Promi
     { name: '020-notifications', ...notifications },
     { name: '030-oauth', ...oauth },
     { name: '035-invitations', ...invitations },
+    { name: '040-sites', ...sites },
+    { name: '041-reviews', ...reviews },
     { name: '045-workers', ...workers },
     { name: '046-cron-jobs', ...cronJobs }
 ];

@@ -3,8 +3,8 @@ import Joi from 'joi';
 import { access } from '../../../lib/access';
 import { route, type RouteHandlers } from '../../../lib/route-table';
 import { renderServiceFile, type ServiceFileFormat } from '../../../lib/service-file/parse';
-import type { ReviewAppsService } from '../services/review-apps';
-import { publicReviewApp } from '../services/review-apps';
+import { publicReview, type Reviews } from '../../../lib/resources/reviews';
+import type { App } from '../models/app';
 import { publicServiceFile, type ServiceFilesService } from '../services/service-files';
 import { APP, params } from './params';
 
@@ -17,7 +17,8 @@ const format = () => Joi.string().valid('yaml', 'json');
 const content = Joi.object<Content, true>({ content: Joi.string().max(256 * 1024).required(), format: format() });
 
 // What goes through the app's repository: review apps of pull requests, and the service file.
-export function repositoryRoutes(reviewApps: ReviewAppsService, serviceFiles: ServiceFilesService): RouteHandlers {
+export function repositoryRoutes(reviewApps: Reviews<App>, serviceFiles: ServiceFilesService): RouteHandlers {
+    const publicReviewApp = (app: App, review: Parameters<typeof publicReview>[2]) => publicReview('app', app, review);
     return {
         'apps.reviewApps.list': route({
             params: params.app,
@@ -32,8 +33,8 @@ export function repositoryRoutes(reviewApps: ReviewAppsService, serviceFiles: Se
             payload: Joi.object<{ pullRequest: number }, true>({ pullRequest: Joi.number().integer().min(1).required() }),
             handler: async (request, h) => {
                 const app = APP.of(request);
-                const { reviewApp, created } = await reviewApps.trigger(app, request.payload.pullRequest);
-                return h.response(publicReviewApp(app, reviewApp)).code(created ? 201 : 200);
+                const { review, created } = await reviewApps.trigger(app, request.payload.pullRequest);
+                return h.response(publicReviewApp(app, review)).code(created ? 201 : 200);
             }
         }),
         'apps.reviewApps.extend': route({

@@ -79,8 +79,8 @@ describe('app repository: commits, review apps and service files', () => {
             expect(Date.parse(extended.result.expiresAt) - Date.parse(triggered.result.expiresAt)).to.equal(48 * 3600_000);
 
             const knex = instance.server.app.knex;
-            await knex('review_apps').where({ id: triggered.result.id }).update({ expires_at: new Date(Date.now() - 1000).toISOString() });
-            await knex('jobs').where({ type: 'review-apps.expire' }).update({ run_at: new Date().toISOString() });
+            await knex('reviews').where({ id: triggered.result.id }).update({ expires_at: new Date(Date.now() - 1000).toISOString() });
+            await knex('jobs').where({ type: 'reviews.expire' }).update({ run_at: new Date().toISOString() });
             await eventually(async () => (await call('GET', `/v1/apps/${app.name}/review-apps`, owner.session)).result, (reviews: unknown[]) => reviews.length === 0, 'expiry');
             expect((await call('GET', `/v1/apps/${app.name}/deployments/${triggered.result.deploymentId}`, owner.session)).result.status).to.equal('canceled');
         });

@@ -2,11 +2,6 @@ import * as Boom from '@hapi/boom';
 import * as Code from '@hapi/code';
 import * as Lab from '@hapi/lab';
 
-import Joi from 'joi';
-
-import { listQuery } from '../../../lib/pagination';
-import { bindRoutes } from '../../../lib/route-table';
-import { sitesTable } from '../../../manifest/routes/sites';
 import { caller, joinProject, login, PASSWORD, register, type TestUser } from '../../helpers/api';
 import { pageText, signedUp, Visitor } from '../../helpers/dashboard';
 import { testServer, type TestServer } from '../../helpers/server';
@@ -217,14 +212,20 @@ describe('dashboard projects', () => {
         expect((await visitor.get('/dashboard/projects/not-an-id')).statusCode).to.equal(400);
     });
 
-    it('shows the apps of a project and names plainly the kinds this server does not serve yet', async () => {
-        const { visitor } = await signedUp(instance.server);
+    it('shows the apps and sites of a project and names plainly the kinds this server does not serve yet', async () => {
+        const { visitor, email, password } = await signedUp(instance.server);
         const projectId = await createProject(visitor, 'Empty');
         const text = pageText((await visitor.get(`/dashboard/projects/${projectId}`)).payload);
         expect(text).to.contain('Apps No apps in this project.');
+        expect(text).to.contain('Sites No sites in this project.');
         expect(text).to.contain('Cron jobs No cron jobs in this project.');
         expect(text).to.contain('Workers No workers in this project.');
-        expect(text).to.contain('This server does not serve sites, databases, and virtual machines yet, so there are none to show.');
+        expect(text).to.contain('This server does not serve databases and virtual machines yet, so there are none to show.');
+
+        const session = (await login(instance.server, { email, password })).session;
+        const site = await call('POST', '/v1/sites/from-visual-builder', session, { name: `page-${projectId.slice(4, 12).toLowerCase()}`, projectId });
+        expect(site.statusCode).to.equal(201);
+        expect(pageText((await visitor.get(`/dashboard/projects/${projectId}`)).payload)).to.contain(`Sites ${site.result.name} deploying`);
     });
 
     it('shows the project\'s workers and cron jobs, its own cron jobs first and then its apps\', app by app, paused ones said so', async () => {
@@ -261,9 +262,8 @@ describe('dashboard projects', () => {
 
         before(async () => {
             mounted = await testServer();
-            const row = (table: typeof sitesTable, id: string) => ({ family: table.family, rows: table.rows.filter((candidate) => candidate.id === id).map((candidate) => ({ ...candidate, example: {} })) });
-            // A stand-in for the sites family that refuses, as the real API may.
-            bindRoutes(mounted.server, row(sitesTable, 'sites.list'), { 'sites.list': { validate: { query: Joi.object(listQuery) }, handler: () => Boom.forbidden('Sites are not available on your plan') } });
+            // The sites list refuses, as the real API may (a plan without sites).
+            mounted.server.ext('onPreHandler', (request, h) => request.route.settings.id === 'sites.list' ? Boom.forbidden('Sites are not available on your plan') : h.continue);
         });
 
         after(async () => {

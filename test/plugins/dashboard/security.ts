@@ -81,12 +81,19 @@ describe('dashboard security', () => {
             expect(cookie).to.not.contain('Secure');
         });
 
-        it('is Secure when PUBLIC_URL is https', async () => {
+        it('is Secure and __Host- prefixed when PUBLIC_URL is https, and a session lives on it', async () => {
             const secure = await testServer({ publicUrl: 'https://hostless.example.test' });
             try {
                 const [cookie] = setCookies(await new Visitor(secure.server).get('/dashboard/sign-in'));
+                expect(cookie).to.match(/^__Host-hostless_session=Fe26\.2\*/);
                 expect(cookie).to.contain('Secure');
                 expect(cookie).to.contain('HttpOnly');
+                expect(cookie).to.contain('Path=/');
+                expect(cookie).to.not.contain('Domain=');
+                const { visitor } = await signedUp(secure.server);
+                expect(visitor.cookies.has('__Host-hostless_session')).to.be.true();
+                expect(visitor.cookies.has('hostless_session')).to.be.false();
+                expect((await visitor.get('/dashboard/projects')).statusCode).to.equal(200);
             }
             finally {
                 await secure.stop();
