@@ -3,6 +3,9 @@ import type { Knex } from 'knex';
 import type { Manifest } from '../lib/compose';
 import { deriveKey } from '../lib/crypto';
 import type { RouteTable } from '../lib/route-table';
+import type { DatabaseProvisioner } from '../lib/provisioner/driver';
+import { PostgresProvisioner } from '../lib/provisioner/postgres';
+import { RecordsProvisioner } from '../lib/provisioner/records';
 import type { RuntimeDriver } from '../lib/runtime/driver';
 import { RecordsDriver } from '../lib/runtime/records';
 import { accountsPlugin } from '../plugins/accounts';
@@ -10,6 +13,7 @@ import { apiKeysPlugin } from '../plugins/api-keys';
 import { appsPlugin } from '../plugins/apps';
 import { authPlugin } from '../plugins/auth';
 import { dashboardPlugin } from '../plugins/dashboard';
+import { databasesPlugin } from '../plugins/databases';
 import { healthPlugin } from '../plugins/health';
 import { jobsPlugin } from '../plugins/jobs';
 import { logPlugin } from '../plugins/log';
@@ -18,12 +22,14 @@ import { oauthPlugin } from '../plugins/oauth';
 import { projectsPlugin } from '../plugins/projects';
 import { resourcesPlugin } from '../plugins/resources';
 import { securityEventsPlugin } from '../plugins/security-events';
+import { virtualMachinesPlugin } from '../plugins/virtual-machines';
+import { RecordsVmDriver } from '../lib/vm/records';
 import type { Config } from './config';
 import { DOCS_DIR } from './docs';
 import pkg from '../package.json';
 
 /** The families the API mounts, in order: their tables are exactly the routes it serves. */
-export const API_FAMILIES = [notificationsPlugin, accountsPlugin, apiKeysPlugin, projectsPlugin, securityEventsPlugin, oauthPlugin, appsPlugin, healthPlugin, dashboardPlugin] as const;
+export const API_FAMILIES = [notificationsPlugin, accountsPlugin, apiKeysPlugin, projectsPlugin, securityEventsPlugin, oauthPlugin, appsPlugin, databasesPlugin, virtualMachinesPlugin, healthPlugin, dashboardPlugin] as const;
 
 
 /** The password that seals the dashboard's session cookie: derived from SESSION_SECRET, so rotating it signs everyone out. */
@@ -43,6 +49,14 @@ export function mountedTables(): RouteTable[] {
 /** The runtime driver the configuration names. */
 export function runtimeDriver(config: Config): RuntimeDriver {
     return new RecordsDriver({ stepDelayMs: config.runtime.recordsStepDelayMs });
+}
+
+/** The database provisioner the configuration names: `postgres` with DATABASE_PROVISIONER_URL, else `records`. */
+export function databaseProvisioner(config: Config): DatabaseProvisioner {
+    const { databases } = config;
+    return databases.provisionerUrl
+        ? new PostgresProvisioner({ url: databases.provisionerUrl, publicHost: databases.publicHost, publicPort: databases.publicPort, binDir: databases.binDir, importTimeoutMs: databases.importTimeoutMs })
+        : new RecordsProvisioner();
 }
 
 // The API server: options plus its ordered plugin list. The access pipeline comes first; every family after it.
@@ -90,6 +104,8 @@ export function apiManifest(config: Config, knex: Knex, write: (line: string) =>
                     }
                 },
                 { plugin: appsPlugin, options: { prices: config.prices, reviewAppHours: config.reviewAppHours } },
+                { plugin: databasesPlugin, options: { provisioner: databaseProvisioner(config), encryptionKey: config.encryptionKey, outboundAllowlist: config.outbound.allowlist } },
+                { plugin: virtualMachinesPlugin, options: { driver: new RecordsVmDriver(), catalogue: config.vms.catalogue } },
                 { plugin: healthPlugin, options: { knex, version: pkg.version } },
                 {
                     plugin: dashboardPlugin,

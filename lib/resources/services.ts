@@ -11,6 +11,7 @@ import { DEPLOY_JOB, DeploymentEngine } from './deployments';
 import { Domains } from './domains';
 import { EnvVars } from './env-vars';
 import type { Lists } from '../lists';
+import { DatabaseLinks } from './links';
 import { LogStore } from './logs';
 import { Metrics } from './metrics';
 import { Scaling } from './scaling';
@@ -46,6 +47,7 @@ export interface RuntimeServices {
     search: Search;
     traces: Traces;
     git: GitAccess;
+    links: DatabaseLinks;
 }
 
 export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeServices {
@@ -54,6 +56,7 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
     const logs = new LogStore(knex, reader);
     const envVars = new EnvVars(knex, options.sealKey);
     const allocation = new Allocation();
+    const links = new DatabaseLinks();
     return {
         knex,
         queue,
@@ -66,7 +69,7 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
         domains: new Domains(knex, queue, options.dns),
         allocation,
         deployments: new DeploymentEngine({
-            knex, driver, logs, envVars, allocation, lists,
+            knex, driver, logs, envVars, allocation, lists, links,
             enqueue: async (trx, deploymentId) => {
                 await queue.enqueue(DEPLOY_JOB, { deploymentId }, { trx, idempotencyKey: `deployment:${deploymentId}` });
             }
@@ -74,6 +77,7 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
         scaling: new Scaling(knex, driver, allocation),
         search: new Search(knex, logs, envVars),
         traces: new Traces(knex),
-        git: new GitAccess({ knex, sealKey: options.sealKey, githubApiUrl: options.githubApiUrl, allowlist: options.outboundAllowlist })
+        git: new GitAccess({ knex, sealKey: options.sealKey, githubApiUrl: options.githubApiUrl, allowlist: options.outboundAllowlist }),
+        links
     };
 }

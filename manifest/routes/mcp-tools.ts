@@ -2,6 +2,8 @@ import Joi from 'joi';
 
 import { createSchema, patchSchema } from '../../lib/resources/fields';
 import type { KindTools } from '../../lib/mcp/platform-tools';
+import { databaseCreate, databasePatch } from '../../lib/provisioner/fields';
+import { APP_FIELDS } from './apps';
 import { fields } from '../../lib/validation';
 
 // The MCP platform tools as data (api-contract.md section 12): one line per kind, expanded into
@@ -27,11 +29,15 @@ export const PLATFORM_TOOL_KINDS: readonly KindTools[] = [
     },
     {
         kind: 'apps', offered: true, noun: 'app', plural: 'apps', ...byName('apps'),
-        body: { create: createSchema(), patch: patchSchema() },
+        body: { create: createSchema(), patch: patchSchema(APP_FIELDS.patch) },
         about: 'Apps are long-running web services built from a Git repository and deployed by the platform; they are addressed by name.'
     },
     { kind: 'sites', offered: false, noun: 'site', plural: 'sites', ...byName('sites'), about: 'Sites are static websites built from a repository or an uploaded archive; they are addressed by name.' },
     { kind: 'workers', offered: false, noun: 'worker', plural: 'workers', ...byName('workers'), about: 'Workers are background processes without a public port; they are addressed by name.' },
     { kind: 'cron_jobs', offered: false, noun: 'cron job', plural: 'cron jobs', ...byName('cronJobs'), about: 'Cron jobs run a command on a schedule (the standalone /cron-jobs family); they are addressed by name.' },
-    { kind: 'databases', offered: false, noun: 'database', plural: 'databases', ...byName('databases', 'details'), about: 'Databases are managed database servers; they are addressed by name, and get shows connection details.' }
+    {
+        kind: 'databases', offered: true, noun: 'database', plural: 'databases', ...byName('databases', 'details'),
+        body: { create: databaseCreate, patch: databasePatch },
+        about: 'Databases are managed PostgreSQL databases; they are addressed by name, and get shows the connection details (the password only to a key with databases:write or a session).'
+    }
 ];

@@ -10,6 +10,7 @@ import { createKnex, type DatabaseConfig } from '../../lib/db/knex';
 import { migrate } from '../../lib/db/migrate';
 import type { RuntimeDriver } from '../../lib/runtime/driver';
 import { DEFAULT_PRICE_LIST } from '../../lib/plans';
+import { DEFAULT_VM_CATALOGUE } from '../../lib/vm/catalogue';
 import type { Config } from '../../manifest/config';
 import { deployment, type DeploymentOptions } from '../../manifest';
 
@@ -55,6 +56,8 @@ export function testConfig(dataDir: string, overrides: Partial<Config> = {}): Co
         reviewAppHours: 72,
         oauth: { assistant: { id: 'chatgpt', name: 'ChatGPT', redirectPrefixes: ['https://chatgpt.com/connector_platform_oauth_redirect', 'https://chatgpt.com/aip/'] }, legacy: null, metadataDocuments: true },
         notifications: { smtpUrl: null, from: 'Hostless <no-reply@localhost>', retentionDays: 90 },
+        databases: { provisionerUrl: null, publicHost: null, publicPort: null, binDir: null, importTimeoutMs: 3_600_000 },
+        vms: { driver: 'records', catalogue: DEFAULT_VM_CATALOGUE },
         ...overrides
     };
 }

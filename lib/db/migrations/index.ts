@@ -6,6 +6,8 @@ import * as apps from './003-apps';
 import * as runtimeResources from './004-runtime-resources';
 import * as notifications from './020-notifications';
 import * as oauth from './030-oauth';
+import * as databases from './050-databases';
+import * as virtualMachines from './051-virtual-machines';
 
 // Migrations in order, imported rather than scanned, so they load the same under lab (.ts), from dist (.js) and
 // inside a host application that embeds the plugins.
@@ -15,5 +17,7 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; up: (knex: Knex) => Promi
     { name: '003-apps', ...apps },
     { name: '004-runtime-resources', ...runtimeResources },
     { name: '020-notifications', ...notifications },
-    { name: '030-oauth', ...oauth }
+    { name: '030-oauth', ...oauth },
+    { name: '050-databases', ...databases },
+    { name: '051-virtual-machines', ...virtualMachines }
 ];
