@@ -65,7 +65,8 @@ export class Lifecycle<S extends string, A extends string> {
     private refusal(resource: Stateful<S>, action: A, status: S): Boom.Boom {
         const transition = this.machine[action];
         const verb = transition.verb ?? action;
-        return Boom.conflict(`Cannot ${verb} ${this.describe(resource)}: it is ${status} (${verb} needs it ${transition.from.join(' or ')})`);
+        const states = transition.from.length > 1 ? `${transition.from.slice(0, -1).join(', ')} or ${transition.from[transition.from.length - 1]}` : transition.from[0];
+        return Boom.conflict(`Cannot ${verb} ${this.describe(resource)}: it is ${status} (it must be ${states})`);
     }
 }
 

@@ -176,7 +176,7 @@ export class DatabasesService {
 
         const provisioner = this.provisioner(database);
         if (tier !== database.tier) {
-            await provisioner.resize(this.target(database, tier));
+            await act(() => provisioner.resize(this.target(database, tier)));
         }
 
         return this.undoing(() => provisioner.resize(this.target(database)), tier !== database.tier, async (trx) => {
@@ -197,7 +197,7 @@ export class DatabasesService {
     async pause(database: Database): Promise<Database> {
         this.lifecycle.next(database, 'pause');
         const provisioner = this.provisioner(database);
-        await provisioner.pause(this.target(database));
+        await act(() => provisioner.pause(this.target(database)));
         return this.undoing(() => provisioner.unpause(this.target(database)), true, async (trx) => {
             await this.lifecycle.move(trx, database, 'pause');
             await this.options.services.allocation.record(trx, this.ref(database), 'stopped', { running: false });
@@ -208,7 +208,7 @@ export class DatabasesService {
     async unpause(database: Database): Promise<Database> {
         this.lifecycle.next(database, 'unpause');
         const provisioner = this.provisioner(database);
-        await provisioner.unpause(this.target(database));
+        await act(() => provisioner.unpause(this.target(database)));
         return this.undoing(() => provisioner.pause(this.target(database)), true, async (trx) => {
             await this.lifecycle.move(trx, database, 'unpause');
             await this.options.services.allocation.record(trx, this.ref(database), 'started', { running: true });
@@ -278,5 +278,22 @@ export class DatabasesService {
         }
 
         return (await Database.query(this.knex).findById(database.id))!;
+    }
+}
+
+/**
+ * A provisioner's change made in a request: what it refuses to touch is a 409 naming it; a server that cannot be
+ * reached (or fails) is a 503 that says nothing was changed, without the server's own words.
+ */
+async function act(work: () => Promise<void>): Promise<void> {
+    try {
+        await work();
+    }
+    catch (err) {
+        if (err instanceof NotOursError) {
+            throw Boom.conflict(err.message);
+        }
+
+        throw Boom.isBoom(err) ? err : Boom.serverUnavailable('The database server did not make the change (it could not be reached, or refused it): nothing was changed; try again', { cause: String(err) });
     }
 }
