@@ -66,8 +66,10 @@ describe('the platform tool catalogue', () => {
         const app = ['plan', 'region', 'instances', 'buildCommand', 'startCommand', 'autoDeploy', 'repository', 'environmentVariables'];
         for (const tool of all.filter((candidate) => candidate.kind !== 'projects')) {
             const shape = tool.inputSchema.shape as Record<string, unknown>;
-            const fields = tool.kind === 'apps' ? app : [];
-            const expected = { list: ['projectId', 'limit', 'cursor'], get: ['name'], create: ['projectId', 'name', ...fields], patch: ['name', ...fields], delete: ['name'] }[tool.action];
+            const database = ['engine', 'version', 'tier', 'storageGiB'];
+            const fields = tool.kind === 'apps' ? app : tool.kind === 'databases' ? database : [];
+            const patched = tool.kind === 'apps' ? [...app, 'databases'] : tool.kind === 'databases' ? ['tier', 'storageGiB'] : [];
+            const expected = { list: ['projectId', 'limit', 'cursor'], get: ['name'], create: ['projectId', 'name', ...fields], patch: ['name', ...patched], delete: ['name'] }[tool.action];
             expect(Object.keys(shape), tool.name).to.equal(expected);
         }
     });
@@ -112,7 +114,7 @@ describe('the apps tools switched on, against a fake REST API', () => {
                     options: {
                         api: httpApiClient(api.info.uri), publicUrl: 'http://localhost:3000', mcpPublicUrl: 'http://localhost:3001', docsMcpPath: '/mcp/docs',
                         readOnly: false, allowedTools: null, allowedOrigins: [], allowedHosts: null, version: '0.0.0',
-                        kinds: PLATFORM_TOOL_KINDS.map((spec) => spec.kind === 'apps' ? { ...spec, offered: true } : spec)
+                        kinds: PLATFORM_TOOL_KINDS.map((spec) => ({ ...spec, offered: spec.kind === 'apps' || spec.kind === 'projects' }))
                     }
                 }]
             }

@@ -37,11 +37,11 @@ describe('tool selection', () => {
         });
 
         it('lets a client narrow to the read-only tools, to a group, to named tools, or to a group\'s read-only tools', async () => {
-            expect(await listed('readonly')).to.equal(['apps_get', 'apps_list', 'projects_get', 'projects_list']);
+            expect(await listed('readonly')).to.equal(['apps_get', 'apps_list', 'databases_get', 'databases_list', 'projects_get', 'projects_list']);
             expect(await listed('projects')).to.equal(['projects_create', 'projects_delete', 'projects_get', 'projects_list', 'projects_patch']);
             expect(await listed(' projects_list , apps_create ')).to.equal(['apps_create', 'projects_list']);
             expect(await listed('apps,readonly')).to.equal(['apps_get', 'apps_list']);
-            expect(await listed('')).to.have.length(10);
+            expect(await listed('')).to.have.length(15);
         });
 
         it('offers no tool a narrowed request left out: calling one is isError', async () => {
@@ -83,7 +83,7 @@ describe('tool selection', () => {
                 const client = await connect(`${instance.url}/mcp`, { authorization: user.session, ...(header ? { 'x-mcp-tools': header } : {}) });
                 try {
                     const names = await toolNames(client);
-                    const readable = header === 'projects' ? ['projects_get', 'projects_list'] : ['apps_get', 'apps_list', 'projects_get', 'projects_list'];
+                    const readable = header === 'projects' ? ['projects_get', 'projects_list'] : ['apps_get', 'apps_list', 'databases_get', 'databases_list', 'projects_get', 'projects_list'];
                     expect(names, header).to.equal(header?.startsWith('projects_create') ? [] : readable);
                     expect((await call(client, 'projects_create', { name: 'Blocked' })).isError).to.be.true();
                 }
