@@ -54,7 +54,7 @@ export class PostgresProvisioner implements DatabaseProvisioner {
 
     async versions(): Promise<string[]> {
         const { rows } = await this.pool.query<{ version: string }>('SELECT current_setting(\'server_version_num\') AS version');
-        return [String(Math.floor(Number(rows[0]!.version) / 10000))];
+        return [String(Math.floor(Number(rows[0]?.version) / 10000))];
     }
 
     async create(target: DatabaseTarget): Promise<DatabaseCredentials> {

@@ -11,23 +11,23 @@ export class RecordsProvisioner implements DatabaseProvisioner {
         return Promise.resolve(RECORDS_VERSIONS);
     }
 
-    create(_target: DatabaseTarget): Promise<DatabaseCredentials | null> {
+    create(): Promise<DatabaseCredentials | null> {
         return Promise.resolve(null);
     }
 
-    pause(_target: DatabaseTarget): Promise<void> {
+    pause(): Promise<void> {
         return Promise.resolve();
     }
 
-    unpause(_target: DatabaseTarget): Promise<void> {
+    unpause(): Promise<void> {
         return Promise.resolve();
     }
 
-    resize(_target: DatabaseTarget): Promise<void> {
+    resize(): Promise<void> {
         return Promise.resolve();
     }
 
-    drop(_target: DatabaseTarget): Promise<void> {
+    drop(): Promise<void> {
         return Promise.resolve();
     }
 
@@ -36,7 +36,7 @@ export class RecordsProvisioner implements DatabaseProvisioner {
         await context.log('warn', 'The records provisioner keeps state only: no data was copied');
     }
 
-    size(_target: DatabaseTarget): Promise<number | null> {
+    size(): Promise<number | null> {
         return Promise.resolve(null);
     }
 

@@ -101,7 +101,7 @@ export async function resolveSource(source: SourceUrl, policy: DestinationPolicy
         throw err;
     }
 
-    return { ...source, address: addresses[0]! };
+    return { ...source, address: addresses[0] };
 }
 
 function safeDecode(text: string): string | null {

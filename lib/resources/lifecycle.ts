@@ -51,7 +51,7 @@ export class Lifecycle<S extends string, A extends string> {
         const moved = await db(this.table).where({ id: resource.id }).whereIn('status', this.machine[action].from as S[])
             .update({ ...columns, ...(this.machine[action].to ? { status: to } : {}), updated_at: nowIso() });
         if (!moved) {
-            const now = await db(this.table).where({ id: resource.id }).first('status') as { status: S } | undefined;
+            const now: { status: S } | undefined = await db(this.table).where({ id: resource.id }).first('status');
             if (!now) {
                 throw Boom.notFound(`${capitalize(this.describe(resource))} no longer exists`);
             }

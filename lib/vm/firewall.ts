@@ -41,8 +41,8 @@ export function cidrProblem(value: string): string | null {
         return 'must be a network in CIDR form, such as 203.0.113.0/24, 2001:db8::/32 or 0.0.0.0/0';
     }
 
-    const network = networkAddress(address!, Number(prefix), family);
-    if (network !== normalise(address!, family)) {
+    const network = networkAddress(address, Number(prefix), family);
+    if (network !== normalise(address, family)) {
         return `has host bits set: write the network address (${network}/${prefix})`;
     }
 

@@ -86,7 +86,7 @@ describe('virtual machines (records driver)', () => {
         const teamVm = await create({ name: 'team-box', projectId: team.id });
         const all = (await call('GET', '/v1/virtual-machines', owner.session)).result;
         expect(all[0].id).to.equal(teamVm.id);
-        expect(all.length).to.be.at.least(4);
+        expect(all.length as number).to.be.at.least(4);
         expect((await call('GET', `/v1/virtual-machines?projectId=${team.id}`, owner.session)).result.map((vm: any) => vm.id)).to.equal([teamVm.id]);
         expect((await call('GET', `/v1/virtual-machines/project/${team.id}`, owner.session)).result.map((vm: any) => vm.id)).to.equal([teamVm.id]);
         const paged = await call('GET', `/v1/virtual-machines/project/${owner.projectId}?limit=2`, owner.session);

@@ -38,7 +38,7 @@ export function databaseRoutes(databases: DatabasesService, imports: ImportsServ
             handler: async (request, h) => {
                 const { user, project, pinnedProjects } = access(request);
                 const found = await services.lists.reachable({ kind: 'database', table: 'databases', projectColumn: 'project_id' },
-                    { userId: user.id, projectId: project?.id ?? null, pinnedProjects }, request.query, (row) => Database.fromDatabaseJson(row) as Database);
+                    { userId: user.id, projectId: project?.id ?? null, pinnedProjects }, request.query, (row) => Database.fromDatabaseJson(row));
                 return respondWithPage(request, h, found, serializeDatabase);
             }
         }),
@@ -89,8 +89,11 @@ export function databaseRoutes(databases: DatabasesService, imports: ImportsServ
                 const { query, logs } = await services.search.within(databases.ref(database), request.query.q, request.query.limit, { deployments: false, environmentVariables: false });
                 const pattern = likePattern(request.query.q);
                 const found = await DatabaseImport.query(databases.knex).where('database_id', database.id)
-                    .andWhere((w) => w.whereRaw('lower(id) LIKE ? ESCAPE \'\\\'', [pattern]).orWhereRaw('lower(status) LIKE ? ESCAPE \'\\\'', [pattern])
-                        .orWhereRaw('lower(source) LIKE ? ESCAPE \'\\\'', [pattern]).orWhereRaw('lower(error) LIKE ? ESCAPE \'\\\'', [pattern]))
+                    .andWhere((w) => {
+                        for (const column of ['id', 'status', 'source', 'error']) {
+                            w.orWhereRaw(`lower(${column}) LIKE ? ESCAPE '\\'`, [pattern]);
+                        }
+                    })
                     .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(request.query.limit);
                 return { query, imports: found.map((row) => serializeImport(database, row)), logs };
             }

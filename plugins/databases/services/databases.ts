@@ -97,7 +97,7 @@ export class DatabasesService {
 
     async create(projectId: string, input: DatabaseCreate): Promise<Database> {
         const versions = await this.options.provisioner.versions();
-        const version = input.version ?? versions[0]!;
+        const version = input.version ?? versions[0];
         if (!versions.includes(version)) {
             throw Boom.badRequest(`"version" must be one of ${versions.join(', ')}: the PostgreSQL versions this platform offers`);
         }

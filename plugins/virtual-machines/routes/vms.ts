@@ -38,7 +38,7 @@ export function vmRoutes(vms: VmsService): RouteHandlers {
     const list = <Refs extends ReqRef>(request: Request<Refs>, projectId: string | null, query: { limit: number; cursor?: string | undefined }) => {
         const { user, pinnedProjects } = access(request);
         return services.lists.reachable({ kind: 'vm', table: 'virtual_machines', projectColumn: 'project_id' }, { userId: user.id, projectId, pinnedProjects },
-            query, (row) => VirtualMachine.fromDatabaseJson(row) as VirtualMachine);
+            query, (row) => VirtualMachine.fromDatabaseJson(row));
     };
     const series = (vm: VirtualMachine, name: MetricName, query: Parameters<typeof metricRange>[0]) => services.metrics.series(vm.id, name, metricRange(query), driver.observes(name));
 

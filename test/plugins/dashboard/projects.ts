@@ -143,7 +143,9 @@ describe('dashboard projects', () => {
         const text = pageText((await visitor.get(`/dashboard/projects/${projectId}`)).payload);
         expect(text).to.contain('Apps No apps in this project.');
         expect(text).to.contain('Cron jobs No cron jobs in this project.');
-        expect(text).to.contain('This server does not serve sites, workers, databases, and virtual machines yet, so there are none to show.');
+        expect(text).to.contain('Databases No databases in this project.');
+        expect(text).to.contain('Virtual machines No virtual machines in this project.');
+        expect(text).to.contain('This server does not serve sites and workers yet, so there are none to show.');
     });
 
     it('shows the cron jobs of the project\'s apps, app by app, while the project-wide cron job list is not served', async () => {
@@ -190,7 +192,7 @@ describe('dashboard projects', () => {
             const text = pageText((await visitor.get(`/dashboard/projects/${projectId}`)).payload);
             expect(text).to.contain(`Resources Apps ${(created.result as { name: string }).name} created`);
             expect(text).to.contain('Sites Sites are not available on your plan');
-            expect(text).to.contain('This server does not serve workers, databases, and virtual machines yet');
+            expect(text).to.contain('This server does not serve workers yet');
         });
     });
 });

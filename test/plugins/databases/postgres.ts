@@ -94,12 +94,12 @@ describe('databases (postgres provisioner)', { skip: !pgBin }, () => {
         expect(details.connection).to.include({ host: '127.0.0.1', port: cluster!.port, database: physical, username: physical, set: true });
         expect(details.connection.password).to.match(/^[0-9A-Za-z]{32}$/);
         expect(details.connection.connectionString).to.equal(`postgresql://${physical}:${details.connection.password}@127.0.0.1:${cluster!.port}/${physical}`);
-        expect(details.usedBytes).to.be.above(0);
+        expect(details.usedBytes as number).to.be.above(0);
         credentials = { ...details.connection };
 
         const [role] = await onServer('SELECT rolcanlogin, rolconnlimit, rolsuper, rolcreaterole, rolcreatedb, rolpassword FROM pg_authid WHERE rolname = $1', [physical]);
         expect(role).to.include({ rolcanlogin: true, rolconnlimit: 20, rolsuper: false, rolcreaterole: false, rolcreatedb: false });
-        expect(role.rolpassword).to.startWith('SCRAM-SHA-256$4096:');
+        expect(role.rolpassword as string).to.startWith('SCRAM-SHA-256$4096:');
         const [database] = await onServer('SELECT pg_get_userbyid(datdba) AS owner, datconnlimit, shobj_description(oid, \'pg_database\') AS marker FROM pg_database WHERE datname = $1', [physical]);
         expect(database).to.equal({ owner: physical, datconnlimit: 20, marker: `hostless:${created.result.id}` });
 
@@ -188,7 +188,7 @@ describe('databases (postgres provisioner)', { skip: !pgBin }, () => {
             expect(started.statusCode, started.payload).to.equal(202);
             const done = await importSettled('inventory', started.result.id);
             expect(done.status).to.equal('failed');
-            expect(done.error).to.startWith('The source could not be read: ');
+            expect(done.error as string).to.startWith('The source could not be read: ');
             expect(done.error).to.include(reason);
             expect(done.error).to.not.include('wrong-password');
             await status('inventory', 'available');
