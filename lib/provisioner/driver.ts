@@ -11,6 +11,11 @@ export interface DatabaseTarget {
     connectionLimit: number;                                    // the tier's
 }
 
+/** A physical name for a platform id: `hl_` and the id in lowercase (unique: the column holding it is). */
+export function physicalName(id: string): string {
+    return `hl_${id.toLowerCase()}`;
+}
+
 /** What a client connects with; `host` and `port` are where clients reach the server (its public address). */
 export interface DatabaseCredentials {
     host: string;

@@ -358,8 +358,3 @@ const marker = (target: DatabaseTarget, part?: string) => `hostless:${target.id}
 const ident = (name: string) => pg.escapeIdentifier(name);
 const limit = (target: DatabaseTarget) => Math.max(1, Math.floor(target.connectionLimit));
 
-/** A physical name for a platform id: `hl_` and the id in lowercase (unique: the column holding it is). */
-export function physicalName(id: string): string {
-    return `hl_${id.toLowerCase()}`;
-}
-

@@ -255,3 +255,48 @@ describe('virtual machines (records driver)', () => {
         expect(history).to.equal(['created:false:25', 'started:true:25', 'deleted:false:0']);
     });
 });
+
+describe('the virtual machine state machine, every state against every action', () => {
+
+    let instance: TestServer;
+    let owner: TestUser;
+    const call = caller(() => instance.server);
+    const STATES = ['provisioning', 'running', 'stopped', 'restarting', 'deleting', 'failed'];
+    const ACTIONS: Array<{ action: string; method: string; path: string; payload?: object; allowed: string[]; verb: string }> = [
+        { action: 'start', method: 'POST', path: 'start', allowed: ['stopped'], verb: 'start' },
+        { action: 'stop', method: 'POST', path: 'stop', allowed: ['running'], verb: 'stop' },
+        { action: 'restart', method: 'POST', path: 'restart', allowed: ['running'], verb: 'restart' },
+        { action: 'resources', method: 'PUT', path: 'resources', payload: { size: 's-2vcpu-4gb' }, allowed: ['stopped'], verb: 'change the resources of' },
+        { action: 'firewall', method: 'PUT', path: 'firewall', payload: { rules: [] }, allowed: ['provisioning', 'running', 'stopped', 'restarting'], verb: 'change the firewall of' },
+        { action: 'delete', method: 'DELETE', path: '', allowed: ['running', 'stopped', 'failed'], verb: 'delete' }
+    ];
+
+    before(async () => {
+        instance = await testServer();                          // no job runs: each state stays as it is set
+        owner = await register(instance.server, 'owner');
+    });
+
+    after(async () => {
+        await instance?.stop();
+    });
+
+    for (const state of STATES) {
+        for (const { action, method, path, payload, allowed, verb } of ACTIONS) {
+            const ok = allowed.includes(state);
+            it(`${ok ? 'lets' : 'refuses with 409'} ${action} when it is ${state}`, async () => {
+                const vm = (await call('POST', '/v1/virtual-machines', owner.session, { name: 'matrix', ...BODY })).result;
+                await instance.server.app.knex('virtual_machines').where({ id: vm.id }).update({ status: state });
+                const res = await call(method, `/v1/virtual-machines/${vm.id}${path ? `/${path}` : ''}`, owner.session, payload);
+                if (ok) {
+                    expect(res.statusCode, res.payload).to.be.within(200, 202);
+                    return;
+                }
+
+                expect(res.statusCode).to.equal(409);
+                const needs = allowed.length > 1 ? `${allowed.slice(0, -1).join(', ')} or ${allowed[allowed.length - 1]}` : allowed[0];
+                expect(res.result.message).to.equal(`Cannot ${verb} the virtual machine ${vm.id}: it is ${state} (it must be ${needs})`);
+                expect((await instance.server.app.knex('virtual_machines').where({ id: vm.id }).first()).status).to.equal(state);
+            });
+        }
+    }
+});

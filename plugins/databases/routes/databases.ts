@@ -50,9 +50,7 @@ export function databaseRoutes(databases: DatabasesService, imports: ImportsServ
             params,
             handler: async (request) => {
                 const database = DATABASE.of(request);
-                const size = database.status === 'available' || database.status === 'paused'
-                    ? await databases.provisioner(database).size(databases.target(database)).catch(() => null) : null;
-                return details(database, databases.credentials(database), canSeeSecrets(access(request), 'databases:write'), size);
+                return details(database, databases.credentials(database), canSeeSecrets(access(request), 'databases:write'), await databases.size(database));
             }
         }),
         'databases.patch': route({

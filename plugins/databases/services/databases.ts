@@ -6,9 +6,8 @@ import { isUniqueViolation } from '../../../lib/db/errors';
 import { newId } from '../../../lib/ids';
 import type { PlanName } from '../../../lib/plans';
 import type { DatabaseCredentials, DatabaseProvisioner, DatabaseTarget } from '../../../lib/provisioner/driver';
-import { NotOursError } from '../../../lib/provisioner/driver';
+import { NotOursError, physicalName } from '../../../lib/provisioner/driver';
 import type { DatabaseCreate, DatabasePatch } from '../../../lib/provisioner/fields';
-import { physicalName } from '../../../lib/provisioner/postgres';
 import { DATABASE_TIERS } from '../../../lib/provisioner/tiers';
 import { removeOwned } from '../../../lib/resources/cascade';
 import { Lifecycle, type StateMachine } from '../../../lib/resources/lifecycle';
@@ -83,6 +82,20 @@ export class DatabasesService {
         throw Boom.conflict(`The database ${database.name} was made by the ${database.driver} provisioner, which this platform is not configured with`);
     }
 
+    /** What the database occupies on its server, when its provisioner measures it (null otherwise, or when it cannot be asked). */
+    async size(database: Database): Promise<number | null> {
+        if (database.status !== 'available' && database.status !== 'paused') {
+            return null;
+        }
+
+        try {
+            return await this.provisioner(database).size(this.target(database));
+        }
+        catch {
+            return null;
+        }
+    }
+
     credentials(database: Database): DatabaseCredentials | null {
         return database.credentials ? JSON.parse(decryptSecret(database.credentials, this.options.sealKey)) as DatabaseCredentials : null;
     }
@@ -96,7 +109,7 @@ export class DatabasesService {
     }
 
     async create(projectId: string, input: DatabaseCreate): Promise<Database> {
-        const versions = await this.options.provisioner.versions();
+        const versions = await act(() => this.options.provisioner.versions());
         const version = input.version ?? versions[0];
         if (!versions.includes(version)) {
             throw Boom.badRequest(`"version" must be one of ${versions.join(', ')}: the PostgreSQL versions this platform offers`);
@@ -285,9 +298,9 @@ export class DatabasesService {
  * A provisioner's change made in a request: what it refuses to touch is a 409 naming it; a server that cannot be
  * reached (or fails) is a 503 that says nothing was changed, without the server's own words.
  */
-async function act(work: () => Promise<void>): Promise<void> {
+async function act<T>(work: () => Promise<T>): Promise<T> {
     try {
-        await work();
+        return await work();
     }
     catch (err) {
         if (err instanceof NotOursError) {

@@ -1,3 +1,5 @@
+import * as Net from 'node:net';
+
 import * as Code from '@hapi/code';
 import * as Lab from '@hapi/lab';
 
@@ -267,6 +269,27 @@ describe('databases (records provisioner)', () => {
         });
     });
 
+    it('answers 503 without a change when the provisioner\'s server cannot be reached, never the server\'s own words', async () => {
+        const closed = await new Promise<number>((resolve) => {
+            const probe = Net.createServer().listen(0, '127.0.0.1', () => {
+                const { port } = probe.address() as Net.AddressInfo;
+                probe.close(() => resolve(port));
+            });
+        });
+        const unreachable = await testServer({ databases: { provisionerUrl: `postgres://admin:Adm1n-pw@127.0.0.1:${closed}/postgres`, publicHost: null, publicPort: null, binDir: null, importTimeoutMs: 60_000 } });
+        try {
+            const user = await register(unreachable.server, 'unreachable');
+            const res = await caller(() => unreachable.server)('POST', '/v1/databases', user.session, { name: 'never-made' });
+            expect(res.statusCode).to.equal(503);
+            expect(res.result.message).to.equal('The database server did not make the change (it could not be reached, or refused it): nothing was changed; try again');
+            expect(await unreachable.server.app.knex('databases')).to.equal([]);
+            expect(unreachable.logs.join('')).to.not.include('Adm1n-pw');
+        }
+        finally {
+            await unreachable.stop();
+        }
+    });
+
     it('deletes a database deleting, then gone with its events, imports and links; its allocation history stays', async () => {
         const database = await create('doomed');
         const app = await createApp(instance.server, owner);
@@ -288,4 +311,50 @@ describe('databases (records provisioner)', () => {
         expect(history).to.equal(['created:false:1', 'started:true:1', 'deleted:false:0']);
         expect((await call('POST', '/v1/databases', owner.session, { name: 'doomed' })).statusCode, 'the name is free again').to.equal(201);
     });
+});
+
+describe('the database state machine, every state against every action', () => {
+
+    let instance: TestServer;
+    let owner: TestUser;
+    const call = caller(() => instance.server);
+    const STATES = ['provisioning', 'available', 'paused', 'importing', 'deleting', 'failed'];
+    const ACTIONS: Array<{ action: string; method: string; path: string; payload?: object; allowed: string[]; verb: string }> = [
+        { action: 'pause', method: 'POST', path: 'pause', allowed: ['available'], verb: 'pause' },
+        { action: 'unpause', method: 'POST', path: 'unpause', allowed: ['paused'], verb: 'unpause' },
+        { action: 'tier', method: 'PATCH', path: 'tier', payload: { tier: 'pro' }, allowed: ['available', 'paused'], verb: 'change the tier or storage of' },
+        { action: 'patch', method: 'PATCH', path: '', payload: { storageGiB: 2 }, allowed: ['available', 'paused'], verb: 'change the tier or storage of' },
+        { action: 'import', method: 'POST', path: 'import', payload: { sourceUrl: 'postgres://u:p@no-such-host.invalid/d' }, allowed: ['available'], verb: 'import into' },
+        { action: 'delete', method: 'DELETE', path: '', allowed: ['available', 'paused', 'failed'], verb: 'delete' }
+    ];
+
+    before(async () => {
+        instance = await testServer();                          // no job runs: each state stays as it is set
+        owner = await register(instance.server, 'owner');
+    });
+
+    after(async () => {
+        await instance?.stop();
+    });
+
+    for (const state of STATES) {
+        for (const { action, method, path, payload, allowed, verb } of ACTIONS) {
+            const ok = allowed.includes(state);
+            it(`${ok ? 'lets' : 'refuses with 409'} ${action} when it is ${state}`, async () => {
+                const name = `m-${state}-${action}`;
+                expect((await call('POST', '/v1/databases', owner.session, { name })).statusCode).to.equal(201);
+                await instance.server.app.knex('databases').where({ name }).update({ status: state });
+                const res = await call(method, `/v1/databases/${name}${path ? `/${path}` : ''}`, owner.session, payload);
+                if (ok) {
+                    expect(res.statusCode, res.payload).to.be.within(200, 202);
+                    return;
+                }
+
+                expect(res.statusCode).to.equal(409);
+                const needs = allowed.length > 1 ? `${allowed.slice(0, -1).join(', ')} or ${allowed[allowed.length - 1]}` : allowed[0];
+                expect(res.result.message).to.equal(`Cannot ${verb} the database ${name}: it is ${state} (it must be ${needs})`);
+                expect((await instance.server.app.knex('databases').where({ name }).first()).status).to.equal(state);
+            });
+        }
+    }
 });
