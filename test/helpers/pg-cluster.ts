@@ -47,7 +47,7 @@ export async function startCluster(): Promise<PgCluster> {
     Fs.mkdirSync(socket);
     Fs.chownSync(socket, uid, gid);
     const port = await freePort();
-    const asPostgres = (binary: string, args: string[]) => execFile('runuser', ['-u', OS_USER, '--', Path.join(pgBin!, binary), ...args], { timeout: 120_000 });
+    const asPostgres = (binary: string, args: string[]) => execFile('runuser', ['-u', OS_USER, '--', Path.join(pgBin, binary), ...args], { timeout: 120_000 });
 
     let postmaster: number | null = null;
     const cluster: PgCluster = {
