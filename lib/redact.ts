@@ -8,10 +8,14 @@ import { isApiKey } from './api-key-token';
 const MARKED = /svk_[0-9a-z]+_[0-9a-z]+|svr_[0-9a-z]+|svo[ars]_[0-9a-z]+/gi;
 const JWT = /eyJ[\w-]*\.[\w-]*\.?[\w-]*/g;
 const UNMARKED_KEY = /(?<![0-9A-Za-z])[0-9A-Za-z]{8,32}_[0-9A-Za-z]{38,122}(?![0-9A-Za-z])/g;
+// The password of a URL's user information (`postgres://user:password@host`): a connection string printed by a build,
+// or a database import's source.
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/?#@]*):[^\s@/?#]*@/gi;
 
 export function redact(text: string): string {
     return text
         .replace(MARKED, '[redacted]')
         .replace(JWT, '[redacted]')
+        .replace(URL_PASSWORD, '$1:[redacted]@')
         .replace(UNMARKED_KEY, (candidate) => isApiKey(candidate) ? '[redacted]' : candidate);
 }

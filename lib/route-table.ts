@@ -175,7 +175,8 @@ export function compileRow(row: RouteRow, kinds: readonly ResourceKind[]): Compi
     const params = pathParams(row.path);
     // Kinds named by the path whose parents are named too (`{deploymentId}` under `{appName}` is an app's deployment);
     // the innermost of them is the resource, and its parents are resolved through it.
-    const present = (kind: ResourceKind): boolean => params.includes(kind.param) &&
+    // A kind named by a generic parameter (`/virtual-machines/{id}`) declares the prefix under which it is that kind.
+    const present = (kind: ResourceKind): boolean => params.includes(kind.param) && (!kind.under || row.path.startsWith(`/v1${kind.under}/`)) &&
         (!kind.parent || present(kinds.find((other) => other.kind === kind.parent!.kind)!));
     const named = kinds.filter((kind) => kind.kind !== 'project' && present(kind));
     const inferred = named.find((kind) => !named.some((other) => other.parent?.kind === kind.kind));

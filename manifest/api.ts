@@ -3,6 +3,9 @@ import type { Knex } from 'knex';
 import type { Manifest } from '../lib/compose';
 import { deriveKey } from '../lib/crypto';
 import type { RouteTable } from '../lib/route-table';
+import type { DatabaseProvisioner } from '../lib/provisioner/driver';
+import { PostgresProvisioner } from '../lib/provisioner/postgres';
+import { RecordsProvisioner } from '../lib/provisioner/records';
 import type { RuntimeDriver } from '../lib/runtime/driver';
 import { RecordsDriver } from '../lib/runtime/records';
 import type { Clock } from '../lib/scheduler/clock';
@@ -13,6 +16,7 @@ import { cronJobsPlugin } from '../plugins/cron-jobs';
 import { authPlugin } from '../plugins/auth';
 import { dashboardPlugin } from '../plugins/dashboard';
 import { edgePlugin } from '../plugins/edge';
+import { databasesPlugin } from '../plugins/databases';
 import { healthPlugin } from '../plugins/health';
 import { invitationsPlugin } from '../plugins/invitations';
 import { jobsPlugin } from '../plugins/jobs';
@@ -25,12 +29,14 @@ import { securityEventsPlugin } from '../plugins/security-events';
 import { workersPlugin } from '../plugins/workers';
 import { sitesPlugin } from '../plugins/sites';
 import { HostRules, type HostRulesOptions } from '../lib/edge/hosts';
+import { virtualMachinesPlugin } from '../plugins/virtual-machines';
+import { RecordsVmDriver } from '../lib/vm/records';
 import type { Config } from './config';
 import { DOCS_DIR } from './docs';
 import pkg from '../package.json';
 
 /** The families the API mounts, in order: their tables are exactly the routes it serves. */
-export const API_FAMILIES = [notificationsPlugin, accountsPlugin, apiKeysPlugin, invitationsPlugin, projectsPlugin, securityEventsPlugin, oauthPlugin, appsPlugin, sitesPlugin, workersPlugin, cronJobsPlugin, healthPlugin, dashboardPlugin] as const;
+export const API_FAMILIES = [notificationsPlugin, accountsPlugin, apiKeysPlugin, invitationsPlugin, projectsPlugin, securityEventsPlugin, oauthPlugin, appsPlugin, sitesPlugin, workersPlugin, cronJobsPlugin, databasesPlugin, virtualMachinesPlugin, healthPlugin, dashboardPlugin] as const;
 
 
 /** The password that seals the dashboard's session cookie: derived from SESSION_SECRET, so rotating it signs everyone out. */
@@ -55,6 +61,14 @@ export function hostRules(config: Config): HostRulesOptions {
 /** The runtime driver the configuration names. */
 export function runtimeDriver(config: Config): RuntimeDriver {
     return new RecordsDriver({ stepDelayMs: config.runtime.recordsStepDelayMs });
+}
+
+/** The database provisioner the configuration names: `postgres` with DATABASE_PROVISIONER_URL, else `records`. */
+export function databaseProvisioner(config: Config): DatabaseProvisioner {
+    const { databases } = config;
+    return databases.provisionerUrl
+        ? new PostgresProvisioner({ url: databases.provisionerUrl, publicHost: databases.publicHost, publicPort: databases.publicPort, binDir: databases.binDir, importTimeoutMs: databases.importTimeoutMs })
+        : new RecordsProvisioner();
 }
 
 // The API server: options plus its ordered plugin list. The access pipeline comes first; every family after it.
@@ -107,6 +121,8 @@ export function apiManifest(config: Config, knex: Knex, write: (line: string) =>
                 { plugin: sitesPlugin, options: { reviewHours: config.reviewAppHours } },
                 { plugin: workersPlugin, options: {} },
                 { plugin: cronJobsPlugin, options: {} },
+                { plugin: databasesPlugin, options: { provisioner: databaseProvisioner(config), encryptionKey: config.encryptionKey, outboundAllowlist: config.outbound.allowlist } },
+                { plugin: virtualMachinesPlugin, options: { driver: new RecordsVmDriver(), catalogue: config.vms.catalogue } },
                 { plugin: healthPlugin, options: { knex, version: pkg.version } },
                 {
                     plugin: dashboardPlugin,

@@ -10,6 +10,7 @@ import { DEFAULT_PRICE_LIST, PLAN_NAMES, type PriceList } from '../lib/plans';
 import { ACTIONS } from '../lib/mcp/platform-tools';
 import { redirectUriProblem } from '../lib/oauth/redirect-uri';
 import { READONLY } from '../lib/mcp/selection';
+import { DEFAULT_VM_CATALOGUE, vmCatalogueSchema, type VmCatalogue } from '../lib/vm/catalogue';
 import { PLATFORM_TOOL_KINDS } from './routes/mcp-tools';
 
 // The environment, read once, validated, with defaults that make `npm start` work on a laptop. Everything else in
@@ -49,6 +50,17 @@ export interface Config extends McpConfig {
     oauth: OAuthConfig;
     notifications: { smtpUrl: string | null; from: string; retentionDays: number };
     sites: { domain: string; flushMs: number };                // the edge: tenants' hosts are `<name>.<domain>`
+    databases: DatabasesConfig;
+    vms: { driver: 'records'; catalogue: VmCatalogue };
+}
+
+/** The database provisioner: `postgres` on the server DATABASE_PROVISIONER_URL names, else `records` (docs/databases.md). */
+export interface DatabasesConfig {
+    provisionerUrl: string | null;
+    publicHost: string | null;                                  // where clients reach that server (default: the URL's host and port)
+    publicPort: number | null;
+    binDir: string | null;                                      // the folder of pg_dump and pg_restore (default: PATH)
+    importTimeoutMs: number;
 }
 
 /** The OAuth server's clients beyond the users' own (docs/oauth.md). */
@@ -108,7 +120,13 @@ const schema = Joi.object({
     SMTP_FROM: Joi.string().max(254).pattern(/^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/, 'address'),
     NOTIFICATION_RETENTION_DAYS: Joi.number().integer().min(1).max(3650).default(90),
     SITES_DOMAIN: Joi.string().trim().lowercase().hostname().pattern(/^[^.].*[^.]$|^[^.]$/).default('localhost'),
-    EDGE_FLUSH_MS: Joi.number().integer().min(10).max(300_000).default(5000)
+    EDGE_FLUSH_MS: Joi.number().integer().min(10).max(300_000).default(5000),
+    DATABASE_PROVISIONER_URL: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }),
+    DATABASE_PROVISIONER_PUBLIC_HOST: Joi.string().pattern(/^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/, 'host[:port]'),
+    DATABASE_PROVISIONER_BIN_DIR: Joi.string(),
+    DATABASE_IMPORT_TIMEOUT_MS: Joi.number().integer().min(1000).max(86_400_000).default(3_600_000),
+    VM_DRIVER: Joi.string().valid('records').default('records'),
+    VM_CATALOGUE_FILE: Joi.string()
 }).unknown(true);
 
 const money = Joi.number().min(0).max(1_000_000).required();
@@ -158,7 +176,13 @@ const hints: Record<string, string> = {
     SMTP_FROM: 'an email address, optionally with a name: Hostless <no-reply@example.com>',
     NOTIFICATION_RETENTION_DAYS: 'a number of days, 1 to 3650',
     SITES_DOMAIN: 'a domain whose subdomains name sites and apps, e.g. sites.example.com (localhost on a laptop)',
-    EDGE_FLUSH_MS: 'how often the edge writes what it measured, in ms (10 to 300000)'
+    EDGE_FLUSH_MS: 'how often the edge writes what it measured, in ms (10 to 300000)',
+    DATABASE_PROVISIONER_URL: 'postgres://admin:password@db.internal:5432/postgres: an account with CREATEROLE and CREATEDB (or a superuser)',
+    DATABASE_PROVISIONER_PUBLIC_HOST: 'the host (and port) clients reach the provisioner\'s server at, such as db.example.com:5432',
+    DATABASE_PROVISIONER_BIN_DIR: 'the folder holding pg_dump and pg_restore, such as /usr/lib/postgresql/16/bin',
+    DATABASE_IMPORT_TIMEOUT_MS: 'the longest an import may run, in ms (1000 to 86400000)',
+    VM_DRIVER: 'records (a hypervisor driver comes with its own release)',
+    VM_CATALOGUE_FILE: 'the path of a JSON VM catalogue (see docs/virtual-machines.md)'
 };
 
 export class ConfigError extends Error { }
@@ -245,8 +269,38 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
             from: value.SMTP_FROM ?? `Hostless <no-reply@${new URL(mcp.publicUrl).hostname}>`,
             retentionDays: value.NOTIFICATION_RETENTION_DAYS
         },
-        sites: { domain: value.SITES_DOMAIN, flushMs: value.EDGE_FLUSH_MS }
+        sites: { domain: value.SITES_DOMAIN, flushMs: value.EDGE_FLUSH_MS },
+        databases: databasesSettings(value),
+        vms: { driver: value.VM_DRIVER, catalogue: value.VM_CATALOGUE_FILE ? readJson(value.VM_CATALOGUE_FILE, 'VM_CATALOGUE_FILE', 'VM catalogue', vmCatalogueSchema) : DEFAULT_VM_CATALOGUE }
     };
+}
+
+function databasesSettings(value: Record<string, any>): DatabasesConfig {
+    const [, host, port] = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(value.DATABASE_PROVISIONER_PUBLIC_HOST ?? '') ?? [];
+    return {
+        provisionerUrl: value.DATABASE_PROVISIONER_URL ?? null,
+        publicHost: host ? host.replace(/^\[(.*)\]$/, '$1') : null,
+        publicPort: port ? Number(port) : null,
+        binDir: value.DATABASE_PROVISIONER_BIN_DIR ?? null,
+        importTimeoutMs: value.DATABASE_IMPORT_TIMEOUT_MS
+    };
+}
+
+function readJson<T>(file: string, name: string, what: string, shape: Joi.ObjectSchema<T>): T {
+    let raw: unknown;
+    try {
+        raw = JSON.parse(Fs.readFileSync(file, 'utf8'));
+    }
+    catch (err) {
+        throw new ConfigError(`${name} could not be read as JSON (${(err as Error).message}): set it to ${hints[name]}.`);
+    }
+
+    const { value, error } = shape.validate(raw);
+    if (error) {
+        throw new ConfigError(`${name} is not a valid ${what}: ${error.details[0]!.message}.`);
+    }
+
+    return value;
 }
 
 /** stdio mode's credential: a session access token or an API key, in APP_TOKEN. Never logged, never echoed. */

@@ -29,8 +29,8 @@ const { describe, it, before, after } = exports.lab = Lab.script();
 const { expect } = Code;
 
 const execFile = Util.promisify(ChildProcess.execFile);
-const ID = /^(?:prj|app|dep|crn|run|prc|key|usr|svoc|inv)_[0-9A-Za-z]{16}$/;
-const PLACEHOLDER = /\b(svk|prj|app|dep|crn|run|prc|key|usr|svoc|inv)_\.\.\./g;
+const ID = /^(?:prj|app|dep|crn|run|prc|key|usr|svoc|inv|cln|vm)_[0-9A-Za-z]{16}$/;
+const PLACEHOLDER = /\b(svk|prj|app|dep|crn|run|prc|key|usr|svoc|inv|cln|vm)_\.\.\./g;
 // Blocks a person runs with a browser in the loop (the OAuth consent): marked `<!-- expect: interactive -->` and not
 // run here; test/browser/oauth.ts runs that flow end to end (docs/oauth.md: authorize, exchange, use, refresh,
 // revoke, disconnect). Few, and counted.

@@ -11,6 +11,7 @@ import { nowIso } from '../time';
 import type { Allocation } from './allocation';
 import type { EnvVars } from './env-vars';
 import type { Lists } from '../lists';
+import type { DatabaseLinks } from './links';
 import type { LogStore } from './logs';
 import { refOf, type RuntimeResource } from './model';
 
@@ -91,6 +92,7 @@ export interface DeploymentEngineOptions {
     envVars: EnvVars;
     allocation: Allocation;
     lists: Lists;
+    links: DatabaseLinks;
     enqueue(trx: Knex.Transaction, deploymentId: string): Promise<void>;
 }
 
@@ -276,7 +278,7 @@ export class DeploymentEngine {
             repository: resource.repoProvider ? { provider: resource.repoProvider, repo: resource.repoName!, branch: resource.repoBranch! } : null,
             environment: await this.options.envVars.sealed(db, refOf(kind, resource)),
             processes: [],
-            databases: [],
+            databases: await this.options.links.names(db, refOf(kind, resource)),
             ...await adapter.snapshot?.(db, resource)
         };
     }

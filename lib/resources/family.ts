@@ -165,6 +165,10 @@ export function runtimeFamily<R extends RuntimeResource>(kind: RuntimeKind, adap
         async update(row, input) {
             const changed = await knex.transaction(async (trx) => {
                 await services.envVars.write(trx, refOfRow(row), input.environmentVariables ?? {});
+                if (input.databases) {
+                    await services.links.set(trx, refOfRow(row), input.databases);
+                }
+
                 const updated = await model.query(trx).patchAndFetchById(row.id, {
                     ...settingsOf(input), ...(input.repository !== undefined ? repositoryColumns(input.repository) : {}), ...own(input, row), updatedAt: nowIso()
                 } as unknown as PartialModelObject<R>) as unknown as R;

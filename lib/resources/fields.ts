@@ -32,6 +32,7 @@ export interface RuntimeCreate extends RuntimeSettings {
 export interface RuntimePatch extends RuntimeSettings {
     repository?: RepositoryInput | null;
     environmentVariables?: Record<string, string | null>;
+    databases?: string[];                                       // a kind that links databases (lib/resources/links.ts)
 }
 
 const command = () => Joi.string().trim().min(1).max(2000);
@@ -84,6 +85,10 @@ export function patchSchema(extra: Joi.PartialSchemaMap = {}): Joi.ObjectSchema<
         ...extra
     }).min(1);
 }
+
+/** A kind's linked databases (its `fields.patch`): the whole set, by name, from the resource's own project. */
+export const linkedDatabases = Joi.array().items(fields.resourceName()).max(20).unique()
+    .description('The databases it uses, by name (databases_list), all of its own project; the list replaces the linked set ([] unlinks them all).');
 
 export const scaleBody = Joi.object<{ by: number }, true>({ by: Joi.number().integer().min(1).max(20).default(1).description('How many instances (default 1).') }).allow(null);
 export const commandField = command;

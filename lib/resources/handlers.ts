@@ -1,3 +1,4 @@
+import * as Boom from '@hapi/boom';
 import type { ReqRef, Request } from '@hapi/hapi';
 import Joi from 'joi';
 
@@ -110,7 +111,14 @@ export function sharedHandlers<R extends RuntimeResource>(family: RuntimeFamily<
         [`${f}.patch`]: route({
             params,
             payload: patchSchema(adapter.fields?.patch),
-            handler: async (request) => family.serialize(await family.update(row.of(request), request.payload))
+            handler: async (request) => {
+                // Databases belong to the project: a collaborator, who holds only this resource, links none.
+                if (request.payload.databases && !access(request).project?.role) {
+                    throw Boom.forbidden('Linking databases needs a role in the project: a collaborator holds this resource only');
+                }
+
+                return family.serialize(await family.update(row.of(request), request.payload));
+            }
         }),
         [`${f}.delete`]: route({
             params,

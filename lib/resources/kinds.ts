@@ -10,6 +10,7 @@ export interface ResourceKind {
     column: string;                                             // the column the parameter matches
     projectColumn: string;                                      // the column holding the owning project's id
     parent?: { kind: string; column: string };                  // nested kinds: must belong to the parent named in the same path
+    under?: string;                                             // a generic parameter (`{id}`) names this kind only under this path prefix
     collaborators?: boolean;                                    // whether users outside the project may be granted it
     label?: string;                                             // what a 404 calls it (default: from `kind`)
 }

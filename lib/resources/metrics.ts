@@ -21,7 +21,10 @@ export const METRICS = {
     'response-duration': { unit: 'milliseconds', aggregate: 'avg' },
     'cpu-usage': { unit: 'percent', aggregate: 'avg' },
     'memory-usage': { unit: 'bytes', aggregate: 'avg' },
-    'bandwidth': { unit: 'bytes', aggregate: 'sum' }
+    'bandwidth': { unit: 'bytes', aggregate: 'sum' },
+    'network-in': { unit: 'bytes', aggregate: 'sum' },
+    'network-out': { unit: 'bytes', aggregate: 'sum' },
+    'disk-usage': { unit: 'bytes', aggregate: 'avg' }
 } as const satisfies Record<string, MetricDefinition>;
 
 export type MetricName = keyof typeof METRICS;

@@ -120,7 +120,10 @@ export const sharedRows = {
             'response-duration': 'Response duration over time.',
             'cpu-usage': 'CPU usage over time.',
             'memory-usage': 'Memory usage over time.',
-            'bandwidth': 'Bytes served over time.'
+            'bandwidth': 'Bytes served over time.',
+            'network-in': 'Inbound network traffic over time.',
+            'network-out': 'Outbound network traffic over time.',
+            'disk-usage': 'Disk usage over time.'
         };
         return names.map((name) => r(`${k.family}.metrics.${camel(name)}`, 'GET', `${one(k)}/metrics/${name}`, k.scopes.read, what[name], { example: { setup: [k.fixture], params: named(k) } }));
     },

@@ -15,6 +15,7 @@ import { DEPLOY_JOB, DeploymentEngine } from './deployments';
 import { Domains } from './domains';
 import { EnvVars } from './env-vars';
 import type { Lists } from '../lists';
+import { DatabaseLinks } from './links';
 import { LogStore } from './logs';
 import { Metrics } from './metrics';
 import { Scaling } from './scaling';
@@ -56,6 +57,7 @@ export interface RuntimeServices {
     git: GitAccess;
     scheduler: Scheduler;
     edgeNames: EdgeNames;
+    links: DatabaseLinks;
 }
 
 export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeServices {
@@ -64,8 +66,9 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
     const logs = new LogStore(knex, reader);
     const envVars = new EnvVars(knex, options.sealKey);
     const allocation = new Allocation();
+    const links = new DatabaseLinks();
     const deployments = new DeploymentEngine({
-        knex, driver, logs, envVars, allocation, lists,
+        knex, driver, logs, envVars, allocation, lists, links,
         enqueue: async (trx, deploymentId) => {
             await queue.enqueue(DEPLOY_JOB, { deploymentId }, { trx, idempotencyKey: `deployment:${deploymentId}` });
         }
@@ -87,6 +90,7 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
         traces: new Traces(knex),
         git: new GitAccess({ knex, sealKey: options.sealKey, githubApiUrl: options.githubApiUrl, allowlist: options.outboundAllowlist }),
         scheduler: new Scheduler({ knex, queue, driver, logs, lists, ...(options.clock ? { clock: options.clock } : {}), ...(options.onError ? { onError: options.onError } : {}) }),
-        edgeNames: new EdgeNames(options.reservedNames)
+        edgeNames: new EdgeNames(options.reservedNames),
+        links
     };
 }

@@ -4,7 +4,7 @@ import type { MetricName } from '../resources/metrics';
 // stops resources, runs commands, and says which metrics it observes. `records` keeps state and runs no user code;
 // `process` (its own issue) runs apps for real. Routes and services never know which one they talk to.
 export type { MetricName };
-export type LogStream = 'build' | 'release' | 'runtime' | 'run';
+export type LogStream = 'build' | 'release' | 'runtime' | 'run' | 'event' | 'import';   // event, import: resources without processes (databases)
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export interface DriverTarget {

@@ -1,3 +1,4 @@
+import { linkedDatabases } from '../../lib/resources/fields';
 import { sharedRows as shared } from '../../lib/resources/rows';
 import { runtimeKind } from '../../lib/resources/spec';
 import { keyRoute as r, type RouteTable } from '../../lib/route-table';
@@ -6,6 +7,9 @@ export const APPS = runtimeKind({
     kind: 'app', family: 'apps', path: '/apps', param: 'appName', table: 'apps', idPrefix: 'app', noun: 'app', plural: 'apps',
     scopes: { read: 'apps:read', write: 'apps:write', delete: 'apps:delete' }, collaborators: true, edge: true, fixture: 'app'
 });
+
+/** What an app's body has beyond the shared fields: the databases it links (PATCH only). */
+export const APP_FIELDS = { patch: { databases: linkedDatabases } };
 
 const app = { appName: '{app}' };
 const cronJob = { ...app, jobId: '{appCronJob}' };

@@ -2,6 +2,8 @@ import Joi from 'joi';
 
 import { createSchema, patchSchema } from '../../lib/resources/fields';
 import type { KindTools } from '../../lib/mcp/platform-tools';
+import { databaseCreate, databasePatch } from '../../lib/provisioner/fields';
+import { APP_FIELDS } from './apps';
 import { fields } from '../../lib/validation';
 import { CRON_JOB_FIELDS } from './cron-jobs';
 import { SITE_FIELDS } from './sites';
@@ -29,7 +31,7 @@ export const PLATFORM_TOOL_KINDS: readonly KindTools[] = [
     },
     {
         kind: 'apps', offered: true, noun: 'app', plural: 'apps', ...byName('apps'),
-        body: { create: createSchema(), patch: patchSchema() },
+        body: { create: createSchema(), patch: patchSchema(APP_FIELDS.patch) },
         about: 'Apps are long-running web services built from a Git repository and deployed by the platform; they are addressed by name.'
     },
     {
@@ -47,5 +49,9 @@ export const PLATFORM_TOOL_KINDS: readonly KindTools[] = [
         body: { create: createSchema(CRON_JOB_FIELDS.create), patch: patchSchema(CRON_JOB_FIELDS.patch) },
         about: 'Cron jobs run a command on a five-field schedule in a time zone (the standalone /cron-jobs family); they are addressed by name. Pausing and runs are REST routes.'
     },
-    { kind: 'databases', offered: false, noun: 'database', plural: 'databases', ...byName('databases', 'details'), about: 'Databases are managed database servers; they are addressed by name, and get shows connection details.' }
+    {
+        kind: 'databases', offered: true, noun: 'database', plural: 'databases', ...byName('databases', 'details'),
+        body: { create: databaseCreate, patch: databasePatch },
+        about: 'Databases are managed PostgreSQL databases; they are addressed by name, and get shows the connection details (the password only to a key with databases:write or a session).'
+    }
 ];

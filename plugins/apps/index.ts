@@ -1,7 +1,7 @@
 import type { PriceList } from '../../lib/plans';
 import { runtimeFamilyPlugin } from '../../lib/resources/family';
 import { Reviews } from '../../lib/resources/reviews';
-import { APPS, appsTable } from '../../manifest/routes/apps';
+import { APP_FIELDS, APPS, appsTable } from '../../manifest/routes/apps';
 import { App } from './models/app';
 import { appRoutes } from './routes/apps';
 import { cronJobRoutes } from './routes/cron-jobs';
@@ -27,6 +27,7 @@ export const appsPlugin = runtimeFamilyPlugin<App, AppsPluginOptions>({
     kind: APPS,
     adapter: {
         model: App,
+        fields: APP_FIELDS,
         snapshot: async (trx, app) => ({ processes: await processSnapshot(trx, app) })
     },
     loaders: LOADERS,

@@ -11,6 +11,7 @@ import { migrate } from '../../lib/db/migrate';
 import type { RuntimeDriver } from '../../lib/runtime/driver';
 import type { Clock } from '../../lib/scheduler/clock';
 import { DEFAULT_PRICE_LIST } from '../../lib/plans';
+import { DEFAULT_VM_CATALOGUE } from '../../lib/vm/catalogue';
 import type { Config } from '../../manifest/config';
 import { deployment, type DeploymentOptions } from '../../manifest';
 
@@ -57,6 +58,8 @@ export function testConfig(dataDir: string, overrides: Partial<Config> = {}): Co
         oauth: { assistant: { id: 'chatgpt', name: 'ChatGPT', redirectPrefixes: ['https://chatgpt.com/connector_platform_oauth_redirect', 'https://chatgpt.com/aip/'] }, legacy: null, metadataDocuments: true },
         notifications: { smtpUrl: null, from: 'Hostless <no-reply@localhost>', retentionDays: 90 },
         sites: { domain: 'localhost', flushMs: 50 },
+        databases: { provisionerUrl: null, publicHost: null, publicPort: null, binDir: null, importTimeoutMs: 3_600_000 },
+        vms: { driver: 'records', catalogue: DEFAULT_VM_CATALOGUE },
         ...overrides
     };
 }

@@ -141,7 +141,72 @@ describe('list and log plans', () => {
         // A text search reads the text index (FTS5, or pg_trgm); PostgreSQL may sort the few matches it finds.
         await expectPlans(`/v1/apps/${app.name}/logs?q=connection`, { sorts: dialect(knex) !== 'postgres' });
     });
+
+    describe('of databases and virtual machines', () => {
+
+        let reader: string;
+        let database: { id: string; name: string };
+        let cloneId: string;
+
+        before({ timeout: 240_000 }, async () => {
+            reader = owner.session;                             // the owner's keys are the fillers' 10,000: a session reads
+            ({ database, cloneId } = await fillDatabases(knex, projects));
+            await knex.raw('ANALYZE');
+        });
+
+        it('walks indexes in order for the databases and machines a caller reaches, a database\'s linked apps and an import\'s logs', async () => {
+            for (const url of ['/v1/databases', `/v1/databases?projectId=${projects[1]}`, '/v1/virtual-machines', `/v1/virtual-machines/project/${projects[1]}`,
+                `/v1/databases/${database.name}/linked-apps`, `/v1/databases/${database.name}/import/${cloneId}/logs`, `/v1/databases/${database.name}/import/${cloneId}/logs?level=warn`]) {
+                await expectPlans(url, { authorization: reader });
+            }
+
+            const first = await call('GET', '/v1/virtual-machines?limit=10', reader);
+            await expectPlans(/<([^>]+)>/.exec(first.headers.link as string)![1]!, { authorization: reader });
+        });
+    });
 });
+
+/** Databases and machines in the owner's three projects and elsewhere, links to one database, and an import's log lines, ROWS of each. */
+async function fillDatabases(knex: Knex, projects: string[]): Promise<{ database: { id: string; name: string }; cloneId: string }> {
+    const time = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+    const batch = async (table: string, rows: object[]) => {
+        for (let i = 0; i < rows.length; i += 500) {
+            await knex(table).insert(rows.slice(i, i + 500));
+        }
+    };
+
+    const range = Array.from({ length: ROWS }, (_, i) => i);
+    const elsewhere = (await knex('projects').whereNotIn('id', projects).limit(100).pluck('id')) as string[];
+    const projectOf = (i: number) => i % 4 === 3 ? elsewhere[i % elsewhere.length]! : projects[i % 3]!;
+    const databases = range.map((i) => {
+        const id = newId('db');
+        return {
+            id, name: `filler-db-${i}`, project_id: projectOf(i), status: 'available', engine: 'postgres', version: '16', tier: 'starter', storage_gib: 1,
+            driver: 'records', physical_name: `hl_${id.toLowerCase()}`, created_at: time(i), updated_at: time(i)
+        };
+    });
+    await batch('databases', databases);
+    await batch('virtual_machines', range.map((i) => ({
+        id: newId('vm'), name: 'filler', project_id: projectOf(i), status: 'running', driver: 'records', size: 's-1vcpu-1gb', image: 'debian-12', region: 'eu-west',
+        vcpus: 1, memory_mib: 1024, disk_gib: 25, pricing_version: '2026-11-01', ssh_keys: '[]', firewall: '[]', firewall_updated_at: time(i), created_at: time(i), updated_at: time(i)
+    })));
+    const database = databases[0]!;
+    await batch('database_links', range.map((i) => ({
+        resource_type: 'app', resource_id: newId('app'), database_id: i % 2 ? database.id : databases[i]!.id, resource_name: `filler-${i}`, project_id: database.project_id, created_at: time(i)
+    })));
+    const imports = range.map((i) => ({
+        id: newId('cln'), database_id: databases[i]!.id, project_id: databases[i]!.project_id, status: 'succeeded', driver: 'records', source: 'postgresql://u@h:5432/d',
+        source_sealed: 'x', created_at: time(i), updated_at: time(i)
+    }));
+    await batch('database_imports', imports);
+    const cloneId = imports[0]!.id;
+    const levels = ['debug', 'info', 'warn', 'error'];
+    await batch('log_lines', range.map((i) => ({
+        resource_type: 'database', resource_id: database.id, project_id: database.project_id, run_id: i % 2 ? cloneId : null, stream: i % 2 ? 'import' : 'event',
+        level: levels[i % 4], message: `pg_restore: processing data for table "public.t${i}"`, timestamp: time(i)
+    })));
+    return { database: { id: database.id, name: database.name }, cloneId };
+}
 
 /** Tables of ROWS rows each: users, sessions, projects (the owner a member of three), memberships, apps, grants (40 the owner's), invitations (half the owner's), keys, deployments, logs, cron jobs and runs. */
 async function fill(knex: Knex, owner: TestUser, projects: string[], app: { id: string }, jobId: string): Promise<void> {

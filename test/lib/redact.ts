@@ -31,6 +31,12 @@ describe('redact', () => {
         expect(redact('Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln')).to.equal('Bearer [redacted]');
     });
 
+    it('cuts the password out of a URL\'s user information, keeping the user and the host', () => {
+        expect(redact('connecting to postgres://shop:s3cr%40t:x@db.example.com:5432/shop?sslmode=require')).to.equal('connecting to postgres://shop:[redacted]@db.example.com:5432/shop?sslmode=require');
+        expect(redact('DATABASE_URL=postgresql://u:p@h/d and redis://:pw@cache:6379')).to.equal('DATABASE_URL=postgresql://u:[redacted]@h/d and redis://:[redacted]@cache:6379');
+        expect(redact('https://example.com/a:b@c and postgres://user@host/db')).to.equal('https://example.com/a:b@c and postgres://user@host/db');
+    });
+
     it('leaves ordinary words, identifiers, hashes and mistyped shapes alone', () => {
         const { prefix, secret } = generateApiKey();
         const ordinary = [

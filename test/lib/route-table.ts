@@ -28,6 +28,15 @@ describe('route tables', () => {
         expect(compileRow(keyRoute('x', 'GET', '/sites/{siteName}/deployments/{deploymentId}', 'deployments:read', 'x'), nested).compiled.resource).to.equal('site-deployment');
     });
 
+    it('takes a generic parameter (`{id}`) for a kind only under the prefix that kind declares', () => {
+        const generic = [kinds[0]!, { kind: 'vm', param: 'id', table: 'v', column: 'id', projectColumn: 'project_id', under: '/virtual-machines' }];
+        expect(compileRow(keyRoute('x', 'GET', '/virtual-machines/{id}/firewall', 'virtual-machines:read', 'x'), generic).compiled.resource).to.equal('vm');
+        expect(compileRow(keyRoute('x', 'DELETE', '/invoices/{id}', 'billing:write', 'x'), generic).compiled.resource).to.equal(null);
+        expect(compileRow(keyRoute('x', 'GET', '/virtual-machines-archive/{id}', 'virtual-machines:read', 'x'), generic).compiled.resource).to.equal(null);
+        const sshKey = ROUTE_TABLES.flatMap((table) => table.rows).find((row) => row.id === 'sshKeys.delete')!;
+        expect(compileRow(sshKey, kinds).compiled.resource, 'the platform\'s own tables').to.equal(null);
+    });
+
     it('stops the boot on a malformed row, with a sentence', () => {
         expect(() => compileRow({ id: 'x', method: 'GET', path: '/v1/x', auth: 'key', description: '' }, kinds)).to.throw('Route x uses auth mode key and must declare a scope (null for none)');
         expect(() => compileRow({ id: 'x', method: 'GET', path: '/v1/x', auth: 'session', scope: 'apps:read', description: '' }, kinds)).to.throw(/ignores scopes/);

@@ -79,6 +79,24 @@ describe('configuration', () => {
         expect(() => loadConfig({ ...env, SMTP_FROM: 'Ops <not an address>' })).to.throw(/^SMTP_FROM is not valid: set it to an email address/);
     });
 
+    it('reads the database provisioner and the VM catalogue, with records and the built-in catalogue by default', () => {
+        expect(loadConfig({ DATA_DIR: tmp() }).databases).to.equal({ provisionerUrl: null, publicHost: null, publicPort: null, binDir: null, importTimeoutMs: 3_600_000 });
+        const env = { DATA_DIR: tmp(), DATABASE_PROVISIONER_URL: 'postgres://admin:pw@db.internal:5432/postgres', DATABASE_PROVISIONER_PUBLIC_HOST: 'db.example.com:6432', DATABASE_PROVISIONER_BIN_DIR: '/usr/lib/postgresql/16/bin', DATABASE_IMPORT_TIMEOUT_MS: '60000' };
+        expect(loadConfig(env).databases).to.equal({ provisionerUrl: env.DATABASE_PROVISIONER_URL, publicHost: 'db.example.com', publicPort: 6432, binDir: '/usr/lib/postgresql/16/bin', importTimeoutMs: 60_000 });
+        expect(loadConfig({ ...env, DATABASE_PROVISIONER_PUBLIC_HOST: '[2001:db8::5]' }).databases).to.include({ publicHost: '2001:db8::5', publicPort: null });
+        expect(() => loadConfig({ ...env, DATABASE_PROVISIONER_URL: 'mysql://admin@db/x' })).to.throw(/^DATABASE_PROVISIONER_URL is not valid: set it to postgres:\/\/admin:password@db.internal:5432\/postgres/);
+        expect(() => loadConfig({ ...env, DATABASE_PROVISIONER_PUBLIC_HOST: 'db.example.com/x' })).to.throw(/^DATABASE_PROVISIONER_PUBLIC_HOST is not valid/);
+
+        expect(loadConfig({ DATA_DIR: tmp() }).vms.catalogue.version).to.equal('2026-11-01');
+        const dir = tmp();
+        const catalogue = { version: '2027-02', currency: 'EUR', sizes: [{ slug: 'cx22', vcpus: 2, memoryMiB: 4096, diskGiB: 40, pricePerHour: 0.006, pricePerMonth: 4.5 }], images: [{ slug: 'debian-13', name: 'Debian 13' }], regions: ['fsn1'], extraDiskPerGiBMonth: 0.05, maxDiskGiB: 500 };
+        Fs.writeFileSync(Path.join(dir, 'vms.json'), JSON.stringify(catalogue));
+        expect(loadConfig({ DATA_DIR: dir, VM_CATALOGUE_FILE: Path.join(dir, 'vms.json') }).vms).to.equal({ driver: 'records', catalogue });
+        Fs.writeFileSync(Path.join(dir, 'bad.json'), JSON.stringify({ ...catalogue, sizes: [] }));
+        expect(() => loadConfig({ DATA_DIR: dir, VM_CATALOGUE_FILE: Path.join(dir, 'bad.json') })).to.throw('VM_CATALOGUE_FILE is not a valid VM catalogue: "sizes" must contain at least 1 items.');
+        expect(() => loadConfig({ DATA_DIR: dir, VM_CATALOGUE_FILE: Path.join(dir, 'missing.json') })).to.throw(/^VM_CATALOGUE_FILE could not be read as JSON/);
+    });
+
     describe('the OAuth server\'s clients', () => {
 
         it('default to the assistant client, metadata documents, and no legacy client', () => {

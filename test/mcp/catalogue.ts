@@ -67,8 +67,10 @@ describe('the platform tool catalogue', () => {
         const own: Record<string, string[]> = { apps: app, sites: [...app, 'spa'], workers: app, cron_jobs: [...app, 'schedule', 'timeZone'] };
         for (const tool of all.filter((candidate) => candidate.kind !== 'projects')) {
             const shape = tool.inputSchema.shape as Record<string, unknown>;
-            const fields = own[tool.kind] ?? [];
-            const expected = { list: ['projectId', 'limit', 'cursor'], get: ['name'], create: ['projectId', 'name', ...fields], patch: ['name', ...fields], delete: ['name'] }[tool.action];
+            const database = ['engine', 'version', 'tier', 'storageGiB'];
+            const fields = tool.kind === 'databases' ? database : own[tool.kind] ?? [];
+            const patched = tool.kind === 'apps' ? [...app, 'databases'] : tool.kind === 'databases' ? ['tier', 'storageGiB'] : fields;
+            const expected = { list: ['projectId', 'limit', 'cursor'], get: ['name'], create: ['projectId', 'name', ...fields], patch: ['name', ...patched], delete: ['name'] }[tool.action];
             expect(Object.keys(shape), tool.name).to.equal(expected);
         }
     });

@@ -4,6 +4,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
 import { mcpDeployment } from '../../manifest';
 import { caller, createKey, register, type TestUser } from '../helpers/api';
+import { eventually } from '../helpers/apps';
 import { call, connect, LIST_TOOLS, mcpInstance, post, text, toolNames, type ApiPath, type McpInstance } from '../helpers/mcp';
 import { testConfig } from '../helpers/server';
 
@@ -27,6 +28,7 @@ const NAMED_KINDS = [
     }
 ] as const;
 const SITE_TOOLS = ['sites_create', 'sites_delete', 'sites_get', 'sites_list', 'sites_patch'];
+const DATABASE_TOOLS = ['databases_create', 'databases_delete', 'databases_get', 'databases_list', 'databases_patch'];
 
 for (const path of ['inject', 'http'] as ApiPath[]) {
 
@@ -55,7 +57,7 @@ for (const path of ['inject', 'http'] as ApiPath[]) {
         });
 
         it('offers the tools of the kinds whose routes are mounted, and none of the others', async () => {
-            expect(await toolNames(session)).to.equal([...APP_TOOLS, ...CRON_JOB_TOOLS, ...PROJECT_TOOLS, ...SITE_TOOLS, ...WORKER_TOOLS]);
+            expect(await toolNames(session)).to.equal([...APP_TOOLS, ...CRON_JOB_TOOLS, ...DATABASE_TOOLS, ...PROJECT_TOOLS, ...SITE_TOOLS, ...WORKER_TOOLS]);
         });
 
         it('describes each tool with its REST route, annotations and an input schema', async () => {
@@ -344,6 +346,80 @@ for (const path of ['inject', 'http'] as ApiPath[]) {
                 expect(text(strict)).to.include('Input validation error');
                 expect((await rest('GET', `/v1/sites/strict-site-${path}`, user.session)).statusCode).to.equal(404);
                 expect((await rest('GET', `/v1/sites/their-site-${path}`, stranger.session)).result.spa).to.equal(false);
+            });
+        });
+
+        describe('the databases tools', () => {
+
+            const settled = (name: string) => eventually(async () => (await rest('GET', `/v1/databases/${name}/details`, user.session)).result,
+                (database: any) => database.status === 'available', `${name} to be available`);
+
+            before(() => {
+                instance.api.server.plugins['hostless-jobs'].queue.start();
+            });
+
+            it('create a database with a session (in the personal project) and with a key and projectId, each seen through REST', async () => {
+                const made = await call(session, 'databases_create', { name: `db-${path}-session`, tier: 'standard' });
+                expect(made.isError).to.not.be.true();
+                expect(made.structuredContent).to.include({ name: `db-${path}-session`, projectId: user.projectId, status: 'provisioning', tier: 'standard', driver: 'records' });
+                expect(text(made)).to.startWith(`Created database db-${path}-session.`);
+                await settled(`db-${path}-session`);
+
+                const key = await open((await createKey(instance.api.server, user, ['databases:read', 'databases:write'])).token);
+                const keyed = await call(key, 'databases_create', { projectId: user.projectId, name: `db-${path}-key`, storageGiB: 5 });
+                expect(keyed.structuredContent).to.include({ storageGiB: 5, tier: 'starter' });
+                expect((await rest('GET', `/v1/databases/db-${path}-key/details`, user.session)).statusCode).to.equal(200);
+                await settled(`db-${path}-key`);
+
+                const noProject = await call(key, 'databases_create', { name: `db-${path}-nowhere` });
+                expect(noProject.isError).to.be.true();
+                expect(text(noProject)).to.include('400 Bad Request: "projectId" is required when using an API key or OAuth token');
+            });
+
+            it('list, narrowed by project, get (the details), patch and delete, each seen through REST', async () => {
+                const team = (await rest('POST', '/v1/projects', user.session, { name: `Databases ${path}` })).result;
+                await call(session, 'databases_create', { projectId: team.id, name: `listed-db-${path}` });
+                const listed = await call(session, 'databases_list', { projectId: team.id });
+                expect(listed.structuredContent.items.map((database: any) => database.name)).to.equal([`listed-db-${path}`]);
+                await settled(`listed-db-${path}`);
+                const got = await call(session, 'databases_get', { name: `listed-db-${path}` });
+                expect(got.structuredContent).to.equal((await rest('GET', `/v1/databases/listed-db-${path}/details`, user.session)).result);
+                expect(got.structuredContent).to.include({ projectId: team.id, connection: null, usedBytes: null });
+
+                const patched = await call(session, 'databases_patch', { name: `listed-db-${path}`, tier: 'pro', storageGiB: 30 });
+                expect(patched.structuredContent).to.include({ tier: 'pro', storageGiB: 30, connectionLimit: 200 });
+                expect((await rest('GET', `/v1/databases/listed-db-${path}/details`, user.session)).result.tier).to.equal('pro');
+
+                const deleted = await call(session, 'databases_delete', { name: `listed-db-${path}` });
+                expect(deleted.isError).to.not.be.true();
+                await eventually(async () => (await rest('GET', `/v1/databases/listed-db-${path}/details`, user.session)).statusCode, (code) => code === 404, 'the database to go');
+            });
+
+            it('report another user\'s database as not found, and a key without databases:write as a missing scope', async () => {
+                const stranger = await register(instance.api.server, `db-stranger-${path}`);
+                await rest('POST', '/v1/databases', stranger.session, { name: `theirs-db-${path}` });
+                for (const [name, args] of [['databases_get', {}], ['databases_patch', { tier: 'pro' }], ['databases_delete', {}]] as const) {
+                    const refused = await call(session, name, { ...args, name: `theirs-db-${path}` });
+                    expect(refused.isError, name).to.be.true();
+                    expect(text(refused), name).to.include('404 Not Found: Database not found');
+                }
+
+                const reader = await open((await createKey(instance.api.server, user, ['databases:read'])).token);
+                const refused = await call(reader, 'databases_create', { projectId: user.projectId, name: `never-db-${path}` });
+                expect(refused.isError).to.be.true();
+                expect(JSON.parse(text(refused).split('\n\n')[1]!)).to.equal({ statusCode: 403, error: 'Forbidden', message: 'Missing required scope(s): databases:write' });
+                expect((await rest('GET', `/v1/databases/theirs-db-${path}/details`, stranger.session)).result.tier).to.equal('starter');
+            });
+
+            it('refuse an argument the database body does not have, before calling the API, and pass the API\'s 409 on', async () => {
+                const refused = await call(session, 'databases_create', { name: `strict-db-${path}`, colour: 'blue' });
+                expect(refused.isError).to.be.true();
+                expect(text(refused)).to.include('Input validation error');
+                expect((await rest('GET', `/v1/databases/strict-db-${path}/details`, user.session)).statusCode).to.equal(404);
+
+                const shrink = await call(session, 'databases_patch', { name: `db-${path}-key`, storageGiB: 1 });
+                expect(shrink.isError).to.be.true();
+                expect(text(shrink)).to.include(`409 Conflict: Storage can only grow: the database db-${path}-key has 5 GiB`);
             });
         });
     });

@@ -2,6 +2,7 @@ import * as Code from '@hapi/code';
 import * as Lab from '@hapi/lab';
 
 import { parseSelection, selectTools } from '../../lib/mcp/selection';
+import { PLATFORM_TOOL_KINDS } from '../../manifest/routes/mcp-tools';
 import { platformCatalogue } from '../../plugins/mcp-platform';
 import { register, type TestUser } from '../helpers/api';
 import { call, connect, LIST_TOOLS, mcpInstance, post, text, toolNames, type McpInstance } from '../helpers/mcp';
@@ -37,11 +38,11 @@ describe('tool selection', () => {
         });
 
         it('lets a client narrow to the read-only tools, to a group, to named tools, or to a group\'s read-only tools', async () => {
-            expect(await listed('readonly')).to.equal(['apps_get', 'apps_list', 'cron_jobs_get', 'cron_jobs_list', 'projects_get', 'projects_list', 'sites_get', 'sites_list', 'workers_get', 'workers_list']);
+            expect(await listed('readonly')).to.equal(['apps_get', 'apps_list', 'cron_jobs_get', 'cron_jobs_list', 'databases_get', 'databases_list', 'projects_get', 'projects_list', 'sites_get', 'sites_list', 'workers_get', 'workers_list']);
             expect(await listed('projects')).to.equal(['projects_create', 'projects_delete', 'projects_get', 'projects_list', 'projects_patch']);
             expect(await listed(' projects_list , apps_create ')).to.equal(['apps_create', 'projects_list']);
             expect(await listed('apps,readonly')).to.equal(['apps_get', 'apps_list']);
-            expect(await listed('')).to.have.length(25);
+            expect(await listed('')).to.have.length(30);
         });
 
         it('offers no tool a narrowed request left out: calling one is isError', async () => {
@@ -56,8 +57,7 @@ describe('tool selection', () => {
             }
         });
 
-        it('narrows to nothing with a tool of a kind not offered yet, and refuses an unknown name with 400', async () => {
-            expect(await listed('databases_list')).to.equal([]);
+        it('refuses an unknown name with 400', async () => {
             const res = await post(`${instance.url}/mcp`, LIST_TOOLS, { authorization: user.session, 'x-mcp-tools': 'projects,teleport' });
             expect(res.status).to.equal(400);
             expect((await res.json() as any).error.message as string).to.startWith('The X-MCP-Tools header names an unknown tool or group: teleport');
@@ -83,7 +83,7 @@ describe('tool selection', () => {
                 const client = await connect(`${instance.url}/mcp`, { authorization: user.session, ...(header ? { 'x-mcp-tools': header } : {}) });
                 try {
                     const names = await toolNames(client);
-                    const readable = header === 'projects' ? ['projects_get', 'projects_list'] : ['apps_get', 'apps_list', 'cron_jobs_get', 'cron_jobs_list', 'projects_get', 'projects_list', 'sites_get', 'sites_list', 'workers_get', 'workers_list'];
+                    const readable = header === 'projects' ? ['projects_get', 'projects_list'] : ['apps_get', 'apps_list', 'cron_jobs_get', 'cron_jobs_list', 'databases_get', 'databases_list', 'projects_get', 'projects_list', 'sites_get', 'sites_list', 'workers_get', 'workers_list'];
                     expect(names, header).to.equal(header?.startsWith('projects_create') ? [] : readable);
                     expect((await call(client, 'projects_create', { name: 'Blocked' })).isError).to.be.true();
                 }
@@ -132,6 +132,13 @@ describe('tool selection', () => {
     });
 
     describe('the list syntax', () => {
+
+        it('narrows to nothing with a tool of a kind the catalogue does not offer (an embedder\'s API without its routes)', () => {
+            const kinds = PLATFORM_TOOL_KINDS.map((spec) => ({ ...spec, offered: spec.kind !== 'databases' }));
+            const { all, offered } = platformCatalogue({ readOnly: false, allowedTools: null, kinds });
+            expect(selectTools(offered, parseSelection('databases_list', all), null)).to.equal([]);
+            expect(selectTools(offered, parseSelection('databases,apps_list', all), null).map((tool) => tool.name)).to.equal(['apps_list']);
+        });
 
         const tools = platformCatalogue({ readOnly: false, allowedTools: null }).all;
 

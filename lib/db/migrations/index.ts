@@ -11,6 +11,8 @@ import * as sites from './040-sites';
 import * as reviews from './041-reviews';
 import * as workers from './045-workers';
 import * as cronJobs from './046-cron-jobs';
+import * as databases from './050-databases';
+import * as virtualMachines from './051-virtual-machines';
 
 // Migrations in order, imported rather than scanned, so they load the same under lab (.ts), from dist (.js) and
 // inside a host application that embeds the plugins.
@@ -25,5 +27,7 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; up: (knex: Knex) => Promi
     { name: '040-sites', ...sites },
     { name: '041-reviews', ...reviews },
     { name: '045-workers', ...workers },
-    { name: '046-cron-jobs', ...cronJobs }
+    { name: '046-cron-jobs', ...cronJobs },
+    { name: '050-databases', ...databases },
+    { name: '051-virtual-machines', ...virtualMachines }
 ];

@@ -30,9 +30,12 @@ describe('app logs, metrics and traces', () => {
     let owner: TestUser;
     let app: { id: string; name: string; projectId: string };
     const call = caller(() => instance.server);
-    const iso = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString();
+    // Times are offsets from one moment fixed before the lines are written, so a slow run cannot shift a window.
+    let base = Date.now();
+    const iso = (offsetMs: number) => new Date(base + offsetMs).toISOString();
 
     before(async () => {
+        base = Date.now();
         instance = await testServer({}, { driver: new MeasuringDriver() });
         instance.server.plugins['hostless-jobs'].queue.start();
         owner = await register(instance.server, 'observer');

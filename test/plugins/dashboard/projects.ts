@@ -212,7 +212,7 @@ describe('dashboard projects', () => {
         expect((await visitor.get('/dashboard/projects/not-an-id')).statusCode).to.equal(400);
     });
 
-    it('shows the apps and sites of a project and names plainly the kinds this server does not serve yet', async () => {
+    it('shows every kind of resource of a project, each with its own empty state', async () => {
         const { visitor, email, password } = await signedUp(instance.server);
         const projectId = await createProject(visitor, 'Empty');
         const text = pageText((await visitor.get(`/dashboard/projects/${projectId}`)).payload);
@@ -220,7 +220,9 @@ describe('dashboard projects', () => {
         expect(text).to.contain('Sites No sites in this project.');
         expect(text).to.contain('Cron jobs No cron jobs in this project.');
         expect(text).to.contain('Workers No workers in this project.');
-        expect(text).to.contain('This server does not serve databases and virtual machines yet, so there are none to show.');
+        expect(text).to.contain('Databases No databases in this project.');
+        expect(text).to.contain('Virtual machines No virtual machines in this project.');
+        expect(text).to.not.contain('does not serve');
 
         const session = (await login(instance.server, { email, password })).session;
         const site = await call('POST', '/v1/sites/from-visual-builder', session, { name: `page-${projectId.slice(4, 12).toLowerCase()}`, projectId });
@@ -270,7 +272,7 @@ describe('dashboard projects', () => {
             await mounted?.stop();
         });
 
-        it('lists each kind\'s resources with their status, shows its refusals, and names the kinds still missing', async () => {
+        it('lists each kind\'s resources with their status, and shows a list\'s refusal in its place', async () => {
             const { visitor, email, password } = await signedUp(mounted.server);
             await visitor.get('/dashboard/projects');
             const projectId = /href="\/dashboard\/projects\/(prj_[0-9A-Za-z]+)"/.exec(visitor.last!.payload)![1]!;
@@ -280,7 +282,7 @@ describe('dashboard projects', () => {
             const text = pageText((await visitor.get(`/dashboard/projects/${projectId}`)).payload);
             expect(text).to.contain(`Resources Apps ${(created.result as { name: string }).name} created`);
             expect(text).to.contain('Sites Sites are not available on your plan');
-            expect(text).to.contain('This server does not serve databases and virtual machines yet');
+            expect(text).to.not.contain('does not serve');
         });
     });
 });
