@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
 
 import type { FastReader } from '../db/fast-reader';
+import { PlatformEvents } from '../events';
 import { GitAccess } from '../git/access';
+import { gitHosts, type GitHostsSettings } from '../git/hosts';
 import type { DnsProbe } from '../outside/dns-probe';
 import type { JobQueue } from '../queue/types';
 import type { RuntimeDriver } from '../runtime/driver';
@@ -26,8 +28,9 @@ export interface RuntimeServicesOptions {
     driver: RuntimeDriver;
     sealKey: Buffer;                                            // seals environment variable values and provider tokens
     dns: DnsProbe;
-    githubApiUrl: string;
+    git: GitHostsSettings;
     outboundAllowlist: readonly string[];
+    events?: PlatformEvents;                                    // where deployments (and other changes) are told (lib/events.ts)
 }
 
 export interface RuntimeServices {
@@ -46,6 +49,7 @@ export interface RuntimeServices {
     search: Search;
     traces: Traces;
     git: GitAccess;
+    events: PlatformEvents;
 }
 
 export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeServices {
@@ -54,6 +58,7 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
     const logs = new LogStore(knex, reader);
     const envVars = new EnvVars(knex, options.sealKey);
     const allocation = new Allocation();
+    const events = options.events ?? new PlatformEvents();
     return {
         knex,
         queue,
@@ -66,7 +71,7 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
         domains: new Domains(knex, queue, options.dns),
         allocation,
         deployments: new DeploymentEngine({
-            knex, driver, logs, envVars, allocation, lists,
+            knex, driver, logs, envVars, allocation, lists, events,
             enqueue: async (trx, deploymentId) => {
                 await queue.enqueue(DEPLOY_JOB, { deploymentId }, { trx, idempotencyKey: `deployment:${deploymentId}` });
             }
@@ -74,6 +79,7 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
         scaling: new Scaling(knex, driver, allocation),
         search: new Search(knex, logs, envVars),
         traces: new Traces(knex),
-        git: new GitAccess({ knex, sealKey: options.sealKey, githubApiUrl: options.githubApiUrl, allowlist: options.outboundAllowlist })
+        git: new GitAccess({ knex, sealKey: options.sealKey, hosts: gitHosts(options.git, options.outboundAllowlist) }),
+        events
     };
 }

@@ -9,6 +9,8 @@ import type { FastReader } from '../db/fast-reader';
 import type { Lists } from '../lists';
 import type { Outbox } from '../notifications/outbox';
 import type { RuntimeServices } from '../resources/services';
+import type { PlatformEvents } from '../events';
+import type { Integrations } from '../integrations/service';
 
 declare module '@hapi/hapi' {
     interface UserCredentials {
@@ -42,6 +44,8 @@ declare module '@hapi/hapi' {
         'hostless-resources': { services: RuntimeServices };
         'hostless-jobs': { queue: JobQueue; mode: 'all' | 'api' | 'worker' };
         'hostless-notifications': { outbox: Outbox };
+        'hostless-events': { events: PlatformEvents };
+        'hostless-integrations': { integrations: Integrations };
     }
 
     interface PluginsStates {

@@ -2,6 +2,7 @@ import type { NamedPlugin } from '@hapi/hapi';
 import type { Knex } from 'knex';
 
 import { deriveKey } from '../../lib/crypto';
+import type { GitHostsSettings } from '../../lib/git/hosts';
 import { DnsProbe } from '../../lib/outside/dns-probe';
 import { DEPLOY_JOB } from '../../lib/resources/deployments';
 import { VERIFY_JOB } from '../../lib/resources/domains';
@@ -14,14 +15,14 @@ export interface ResourcesPluginOptions {
     knex: Knex;
     encryptionKey: string;
     driver: RuntimeDriver;
-    githubApiUrl: string;
+    git: GitHostsSettings;
     outboundAllowlist: readonly string[];
     dnsServers?: readonly string[];
 }
 
 export const resourcesPlugin: NamedPlugin<ResourcesPluginOptions> = {
     name: 'hostless-resources',
-    dependencies: ['hostless-auth', 'hostless-jobs'],
+    dependencies: ['hostless-auth', 'hostless-jobs', 'hostless-events'],
     register(server, options) {
         const { queue } = server.plugins['hostless-jobs'];
         const services = createRuntimeServices({
@@ -32,8 +33,9 @@ export const resourcesPlugin: NamedPlugin<ResourcesPluginOptions> = {
             driver: options.driver,
             sealKey: deriveKey(options.encryptionKey, 'secrets-at-rest'),
             dns: new DnsProbe({ ...(options.dnsServers ? { servers: options.dnsServers } : {}) }),
-            githubApiUrl: options.githubApiUrl,
-            outboundAllowlist: options.outboundAllowlist
+            git: options.git,
+            outboundAllowlist: options.outboundAllowlist,
+            events: server.plugins['hostless-events'].events
         });
 
         queue.handle(DEPLOY_JOB, (payload: { deploymentId: string }, context) => services.deployments.run(payload.deploymentId, context));

@@ -6,6 +6,8 @@ import * as apps from './003-apps';
 import * as runtimeResources from './004-runtime-resources';
 import * as notifications from './020-notifications';
 import * as oauth from './030-oauth';
+import * as gitConnections from './060-git-connections';
+import * as integrations from './061-integrations';
 
 // Migrations in order, imported rather than scanned, so they load the same under lab (.ts), from dist (.js) and
 // inside a host application that embeds the plugins.
@@ -15,5 +17,7 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; up: (knex: Knex) => Promi
     { name: '003-apps', ...apps },
     { name: '004-runtime-resources', ...runtimeResources },
     { name: '020-notifications', ...notifications },
-    { name: '030-oauth', ...oauth }
+    { name: '030-oauth', ...oauth },
+    { name: '060-git-connections', ...gitConnections },
+    { name: '061-integrations', ...integrations }
 ];

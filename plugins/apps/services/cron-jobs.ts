@@ -108,8 +108,18 @@ export class CronJobsService {
         await AppCronRun.query(this.knex).patch({ status: 'running', startedAt: nowIso() }).where({ id: runId });
         const { exitCode } = await this.family.services.driver.run(targetOf('app', app), job.command, this.family.context(app, { runId }, context.signal));
         const status: RunStatus = exitCode === null ? 'recorded' : exitCode === 0 ? 'succeeded' : 'failed';
-        await AppCronRun.query(this.knex).patch({ status, exitCode, finishedAt: nowIso() }).where({ id: runId });
-        await AppCronJob.query(this.knex).patch({ lastRunAt: nowIso() }).where({ id: job.id });
+        await this.knex.transaction(async (trx) => {
+            await AppCronRun.query(trx).patch({ status, exitCode, finishedAt: nowIso() }).where({ id: runId });
+            await AppCronJob.query(trx).patch({ lastRunAt: nowIso() }).where({ id: job.id });
+            // A run the driver did not execute (records) reports nothing: there is no outcome to tell.
+            if (status === 'succeeded' || status === 'failed') {
+                await this.family.services.events.emit(trx, {
+                    type: status === 'succeeded' ? 'cron-run.succeeded' : 'cron-run.failed', projectId: job.projectId,
+                    resource: { type: 'app-cron-job', id: job.id, name: `${app.name} / ${job.name}` },
+                    data: { runId, trigger: run.trigger, exitCode }
+                });
+            }
+        });
     }
 
     private async record(trx: Knex.Transaction, job: AppCronJob, trigger: 'schedule' | 'manual', scheduledFor: string | null): Promise<AppCronRun> {
