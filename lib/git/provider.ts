@@ -109,6 +109,9 @@ export function assertRepo(provider: GitProviderName, repo: string): void {
     }
 }
 
+/** How a repository is written in a resource's settings: `owner/name`, on GitLab also `group/subgroup/name`. */
+export const REPOSITORY_NAME = { twoParts: /^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/, nested: /^[A-Za-z0-9_.-]{1,100}(?:\/[A-Za-z0-9_.-]{1,100}){1,19}$/ };
+
 /** A page cursor the adapters write: a positive whole number (a page or an offset). */
 export function cursorNumber(provider: GitProviderName, cursor: string | undefined, first: number): number {
     if (cursor === undefined) {

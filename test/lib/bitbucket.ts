@@ -87,7 +87,7 @@ describe('Bitbucket Cloud adapter', () => {
     it('writes a file with the src form, naming the commit from its Location', async () => {
         const written = await adapter.writeFile({ repo: 'acme/shop', branch: 'main', path: 'hostless.yaml', content: 'v: 1\n', message: 'Add service file', author: { name: 'Ada Dev', email: 'ada@example.test' } });
         expect(bitbucket.store.file('acme/shop', 'main', 'hostless.yaml')).to.equal('v: 1\n');
-        expect(written.commitSha).to.equal(bitbucket.store.head('acme/shop', 'main'));
+        expect(written.commitSha).to.equal(bitbucket.store.head('acme/shop', 'main')!);
     });
 
     it('maps refusals and outages, and has no way to revoke a token', async () => {
@@ -162,7 +162,7 @@ describe('Bitbucket Data Center adapter', () => {
         await adapter.writeFile({ repo: 'SHOP/web', branch: 'main', path: 'hostless.yaml', content: 'v: 1\n', message: 'Add service file' });
         const second = await adapter.writeFile({ repo: 'SHOP/web', branch: 'main', path: 'hostless.yaml', content: 'v: 2\n', message: 'Update service file' });
         expect(server.store.file('SHOP/web', 'main', 'hostless.yaml')).to.equal('v: 2\n');
-        expect(second.commitSha).to.equal(server.store.head('SHOP/web', 'main'));
+        expect(second.commitSha).to.equal(server.store.head('SHOP/web', 'main')!);
     });
 
     it('refreshes its token, and maps a refused token', async () => {

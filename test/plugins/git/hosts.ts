@@ -157,7 +157,7 @@ for (const host of CASES) {
             try {
                 const res = await call('GET', host.reposUrl(owner.projectId), owner.session);
                 expect(res.statusCode).to.equal(502);
-                expect(res.result.message).to.startWith(host.title.split(' ')[0]!);
+                expect(String(res.result.message)).to.startWith(host.title.split(' ')[0]!);
             }
             finally {
                 fake.down = false;
