@@ -60,7 +60,7 @@ export class Integrations {
             type: 'slack',
             name: 'Slack',
             description: 'Messages in a Slack channel through an incoming webhook.',
-            webhookHosts: this.options.slack.hosts,
+            webhookHosts: this.options.slack.webhookHosts,
             events: EVENT_NAMES.map((type) => ({ type, description: EVENT_TYPES[type] }))
         }];
     }

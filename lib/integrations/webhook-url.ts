@@ -8,7 +8,7 @@ import { refusedReason } from '../outside/destination';
 // which only tests do.
 
 export interface WebhookRules {
-    hosts: readonly string[];
+    webhookHosts: readonly string[];
     allowHttpLoopback: boolean;
 }
 
@@ -32,8 +32,8 @@ export function webhookProblem(value: string, rules: WebhookRules): string | nul
         return '"webhookUrl" must not hold a user name or password';
     }
 
-    if (!rules.hosts.map((allowed) => allowed.toLowerCase()).includes(host)) {
-        return `"webhookUrl" must be on an allowed host: ${rules.hosts.join(', ')}`;
+    if (!rules.webhookHosts.map((allowed) => allowed.toLowerCase()).includes(host)) {
+        return `"webhookUrl" must be on an allowed host: ${rules.webhookHosts.join(', ')}`;
     }
 
     if (url.port && !(loopback && rules.allowHttpLoopback)) {
