@@ -1,5 +1,5 @@
 import type { OutsideClient } from '../outside/http-client';
-import { encodePath, ProviderHttp, type Json } from './http';
+import { encodePath, ProviderHttp } from './http';
 import {
     assertRepo, cursorNumber, GitProviderError, type GitAccount, type GitBranch, type GitCommit, type GitProvider, type GitPullRequest, type GitRepository,
     type ProviderPage, type ProviderPageRequest, type WriteFileInput, type WriteFileResult
@@ -17,6 +17,17 @@ export interface BitbucketServerOptions {
     maxPages?: number;
 }
 
+// The fields of Bitbucket Data Center's answers this adapter reads.
+interface DcPage<T> { values: T[]; isLastPage?: boolean; nextPageStart?: number }
+interface DcProject { key: string; name?: string | null }
+interface DcRepo { slug: string; project: { key: string }; public?: boolean; links?: { self?: Array<{ href: string }> } }
+interface DcBranch { displayId: string; latestCommit: string }
+interface DcCommit { id: string; message: string; authorTimestamp?: number; author?: { name?: string; displayName?: string; emailAddress?: string } }
+interface DcPull {
+    id: number; title: string; state: string; fromRef: { displayId: string; latestCommit: string }; toRef: { displayId: string };
+    author?: { user?: { name?: string } }; links?: { self?: Array<{ href: string }> }; updatedDate?: number
+}
+
 const STATES: Readonly<Record<string, GitPullRequest['state']>> = { OPEN: 'open', MERGED: 'merged', DECLINED: 'closed' };
 
 const repoPath = (repo: string) => {
@@ -25,7 +36,7 @@ const repoPath = (repo: string) => {
     return `/projects/${encodeURIComponent(key)}/repos/${encodeURIComponent(slug)}`;
 };
 
-const when = (ms: unknown) => typeof ms === 'number' ? new Date(ms).toISOString() : null;
+const when = (ms: number | undefined) => typeof ms === 'number' ? new Date(ms).toISOString() : null;
 
 export class BitbucketServerProvider implements GitProvider {
     readonly provider = 'bitbucket' as const;
@@ -39,26 +50,27 @@ export class BitbucketServerProvider implements GitProvider {
 
     async currentUser(): Promise<GitAccount> {
         const probe = await this.http.call('GET', '/application-properties');
-        const slug = String(probe.headers['x-ausername'] ?? '');
+        const header = probe.headers['x-ausername'];
+        const slug = Array.isArray(header) ? header[0] ?? '' : header ?? '';
         if (!slug || slug === 'anonymous') {
             throw new GitProviderError('bitbucket', 'unauthorized', 'Bitbucket signed no one in with the token', 401);
         }
 
         const user = await this.http.call('GET', `/users/${encodeURIComponent(slug)}`, { accept: [404] });
-        return { login: slug, type: 'user', name: user.status === 200 ? user.json<Json>().displayName ?? null : null };
+        return { login: slug, type: 'user', name: user.status === 200 ? user.json<{ displayName?: string }>().displayName ?? null : null };
     }
 
     /** The projects the user sees. */
     async accounts(page: ProviderPageRequest): Promise<ProviderPage<GitAccount>> {
-        const found = await this.page('/projects', page);
+        const found = await this.page<DcProject>('/projects', page);
         return { items: found.items.map((entry) => ({ login: entry.key, type: 'project', name: entry.name ?? null })), next: found.next };
     }
 
     async repositories(account: string | null, page: ProviderPageRequest): Promise<ProviderPage<GitRepository>> {
         const path = account === null ? '/repos?permission=REPO_READ' : `/projects/${encodeURIComponent(account)}/repos`;
-        const found = await this.page(path, page);
+        const found = await this.page<DcRepo>(path, page);
         return {
-            items: found.items.map((repo) => ({
+            items: found.items.map((repo): GitRepository => ({
                 fullName: `${repo.project.key}/${repo.slug}`,
                 owner: repo.project.key,
                 name: repo.slug,
@@ -72,15 +84,15 @@ export class BitbucketServerProvider implements GitProvider {
     }
 
     async listBranches(repo: string): Promise<GitBranch[]> {
-        return (await this.all(`${repoPath(repo)}/branches`)).map((branch) => ({ name: branch.displayId, commitSha: branch.latestCommit }));
+        return (await this.all<DcBranch>(`${repoPath(repo)}/branches`)).map((branch) => ({ name: branch.displayId, commitSha: branch.latestCommit }));
     }
 
     async listCommits(repo: string, options: { branch?: string; limit?: number } = {}): Promise<GitCommit[]> {
         const limit = Math.min(Math.max(options.limit ?? 30, 1), 100);
         const query = new URLSearchParams({ limit: String(limit), ...(options.branch ? { until: options.branch } : {}) });
-        const body = await this.http.get<Json>(`${repoPath(repo)}/commits?${query}`);
+        const body = await this.http.get<DcPage<DcCommit>>(`${repoPath(repo)}/commits?${query.toString()}`);
         const [key, slug] = repo.split('/') as [string, string];
-        return (body.values as Json[]).map((commit) => ({
+        return body.values.map((commit) => ({
             sha: commit.id,
             message: commit.message,
             author: { name: commit.author?.displayName ?? commit.author?.name ?? 'unknown', email: commit.author?.emailAddress ?? null, date: when(commit.authorTimestamp) },
@@ -90,7 +102,7 @@ export class BitbucketServerProvider implements GitProvider {
 
     async listPullRequests(repo: string, options: { state?: 'open' | 'closed' | 'all' } = {}): Promise<GitPullRequest[]> {
         const state = options.state === 'open' || options.state === undefined ? 'OPEN' : 'ALL';
-        const pulls = (await this.all(`${repoPath(repo)}/pull-requests?state=${state}`)).map((pull): GitPullRequest => ({
+        const pulls = (await this.all<DcPull>(`${repoPath(repo)}/pull-requests?state=${state}`)).map((pull): GitPullRequest => ({
             number: pull.id,
             title: pull.title,
             state: STATES[pull.state] ?? 'closed',
@@ -115,26 +127,26 @@ export class BitbucketServerProvider implements GitProvider {
         form.set('message', input.message);
         form.set('branch', input.branch);
         if (existing.status === 200) {
-            const head = await this.http.get<Json>(`${base}/commits?until=${at}&limit=1`);
-            form.set('sourceCommitId', (head.values as Json[])[0]!.id);
+            const head = await this.http.get<DcPage<DcCommit>>(`${base}/commits?until=${at}&limit=1`);
+            form.set('sourceCommitId', head.values[0].id);
         }
 
-        const written = (await this.http.call('PUT', `${base}/browse/${encodePath(input.path)}`, { form })).json<Json>();
+        const written = (await this.http.call('PUT', `${base}/browse/${encodePath(input.path)}`, { form })).json<{ id: string }>();
         const [key, slug] = input.repo.split('/') as [string, string];
         return { commitSha: written.id, path: input.path, url: `${this.options.webUrl}/projects/${encodeURIComponent(key)}/repos/${encodeURIComponent(slug)}/commits/${written.id}` };
     }
 
-    private async page(path: string, page: ProviderPageRequest): Promise<ProviderPage<Json>> {
+    private async page<T>(path: string, page: ProviderPageRequest): Promise<ProviderPage<T>> {
         const start = cursorNumber('bitbucket', page.cursor, 0);
-        const body = await this.http.get<Json>(`${path}${path.includes('?') ? '&' : '?'}start=${start}&limit=${page.limit}`);
-        return { items: body.values as Json[], next: body.isLastPage === false && body.nextPageStart !== undefined ? String(body.nextPageStart) : null };
+        const body = await this.http.get<DcPage<T>>(`${path}${path.includes('?') ? '&' : '?'}start=${start}&limit=${page.limit}`);
+        return { items: body.values, next: body.isLastPage === false && body.nextPageStart !== undefined ? String(body.nextPageStart) : null };
     }
 
-    private async all(path: string): Promise<Json[]> {
-        const items: Json[] = [];
+    private async all<T>(path: string): Promise<T[]> {
+        const items: T[] = [];
         let next: string | null = '0';
         for (let count = 0; next !== null && count < this.maxPages; ++count) {
-            const found: ProviderPage<Json> = await this.page(path, { cursor: next, limit: 100 });
+            const found: ProviderPage<T> = await this.page<T>(path, { cursor: next, limit: 100 });
             items.push(...found.items);
             next = found.next;
         }

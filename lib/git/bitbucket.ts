@@ -1,5 +1,5 @@
 import type { OutsideClient } from '../outside/http-client';
-import { ProviderHttp, type Json } from './http';
+import { ProviderHttp } from './http';
 import {
     assertRepo, cursorNumber, type GitAccount, type GitBranch, type GitCommit, type GitProvider, type GitPullRequest, type GitRepository,
     type ProviderPage, type ProviderPageRequest, type WriteFileInput, type WriteFileResult
@@ -15,12 +15,24 @@ export interface BitbucketOptions {
     maxPages?: number;
 }
 
+// The fields of Bitbucket Cloud's answers this adapter reads.
+interface BbPage<T> { values: T[]; next?: string }
+interface BbUser { username?: string; nickname?: string; account_id: string; display_name?: string | null }
+interface BbWorkspace { workspace: { slug: string; name?: string | null } }
+interface BbRepo { full_name: string; name: string; slug?: string; is_private?: boolean; workspace?: { slug: string }; mainbranch?: { name: string } | null; links?: { html?: { href: string } }; updated_on?: string | null }
+interface BbBranch { name: string; target: { hash: string } }
+interface BbCommit { hash: string; message: string; date?: string | null; author?: { raw?: string; user?: { display_name?: string } }; links?: { html?: { href: string } } }
+interface BbPull {
+    id: number; title: string; state: string; source: { branch: { name: string }; commit?: { hash: string } | null }; destination: { branch: { name: string } };
+    author?: { nickname?: string; display_name?: string } | null; links?: { html?: { href: string } }; updated_on?: string | null
+}
+
 const STATES: Readonly<Record<string, GitPullRequest['state']>> = { OPEN: 'open', MERGED: 'merged', DECLINED: 'closed', SUPERSEDED: 'closed' };
 
 /** `Ada Lovelace <ada@example.com>` into its name and address. */
-function author(raw: unknown, fallback: string): { name: string; email: string | null } {
-    const match = /^(.*?)\s*<([^>]*)>\s*$/.exec(String(raw ?? ''));
-    return match ? { name: match[1] || fallback, email: match[2] || null } : { name: String(raw ?? '') || fallback, email: null };
+function author(raw: string | undefined, fallback: string): { name: string; email: string | null } {
+    const match = /^(.*?)\s*<([^>]*)>\s*$/.exec(raw ?? '');
+    return match ? { name: match[1] || fallback, email: match[2] || null } : { name: raw || fallback, email: null };
 }
 
 export class BitbucketProvider implements GitProvider {
@@ -34,33 +46,33 @@ export class BitbucketProvider implements GitProvider {
     }
 
     async currentUser(): Promise<GitAccount> {
-        const user = await this.http.get<Json>('/user');
+        const user = await this.http.get<BbUser>('/user');
         return { login: user.username ?? user.nickname ?? user.account_id, type: 'user', name: user.display_name ?? null };
     }
 
     /** The workspaces the user is a member of. */
     async accounts(page: ProviderPageRequest): Promise<ProviderPage<GitAccount>> {
-        const found = await this.page('/user/permissions/workspaces?sort=workspace.slug', page);
+        const found = await this.page<BbWorkspace>('/user/permissions/workspaces?sort=workspace.slug', page);
         return { items: found.items.map((entry) => ({ login: entry.workspace.slug, type: 'workspace', name: entry.workspace.name ?? null })), next: found.next };
     }
 
     async repositories(account: string | null, page: ProviderPageRequest): Promise<ProviderPage<GitRepository>> {
         const path = account === null ? '/repositories?role=member&sort=-updated_on' : `/repositories/${encodeURIComponent(account)}?role=member&sort=-updated_on`;
-        const found = await this.page(path, page);
+        const found = await this.page<BbRepo>(path, page);
         return { items: found.items.map(repository), next: found.next };
     }
 
     async listBranches(repo: string): Promise<GitBranch[]> {
         assertRepo('bitbucket', repo);
-        return (await this.all(`/repositories/${repo}/refs/branches`)).map((branch) => ({ name: branch.name, commitSha: branch.target.hash }));
+        return (await this.all<BbBranch>(`/repositories/${repo}/refs/branches`)).map((branch) => ({ name: branch.name, commitSha: branch.target.hash }));
     }
 
     async listCommits(repo: string, options: { branch?: string; limit?: number } = {}): Promise<GitCommit[]> {
         assertRepo('bitbucket', repo);
         const limit = Math.min(Math.max(options.limit ?? 30, 1), 100);
         const ref = options.branch ? `/${encodeURIComponent(options.branch)}` : '';
-        const body = await this.http.get<Json>(`/repositories/${repo}/commits${ref}?pagelen=${limit}`);
-        return (body.values as Json[]).slice(0, limit).map((commit) => {
+        const body = await this.http.get<BbPage<BbCommit>>(`/repositories/${repo}/commits${ref}?pagelen=${limit}`);
+        return body.values.slice(0, limit).map((commit) => {
             const who = author(commit.author?.raw, commit.author?.user?.display_name ?? 'unknown');
             return { sha: commit.hash, message: commit.message, author: { ...who, date: commit.date ?? null }, url: commit.links?.html?.href ?? '' };
         });
@@ -70,7 +82,7 @@ export class BitbucketProvider implements GitProvider {
         assertRepo('bitbucket', repo);
         const states = options.state === 'all' ? ['OPEN', 'MERGED', 'DECLINED', 'SUPERSEDED'] : options.state === 'closed' ? ['MERGED', 'DECLINED', 'SUPERSEDED'] : ['OPEN'];
         const query = states.map((state) => `state=${state}`).join('&');
-        return (await this.all(`/repositories/${repo}/pullrequests?${query}`)).map((pull) => ({
+        return (await this.all<BbPull>(`/repositories/${repo}/pullrequests?${query}`)).map((pull) => ({
             number: pull.id,
             title: pull.title,
             state: STATES[pull.state] ?? 'closed',
@@ -97,22 +109,22 @@ export class BitbucketProvider implements GitProvider {
         const path = input.path.startsWith('/') ? input.path : `/${input.path}`;
         form.set(path, new Blob([input.content]), path.slice(path.lastIndexOf('/') + 1));
         const written = await this.http.call('POST', `/repositories/${input.repo}/src`, { form });
-        const location = String(written.headers.location ?? '');
+        const location = written.headers.location ?? '';
         const sha = /\/commit\/([0-9a-f]{7,64})\/?$/.exec(location)?.[1] ?? (await this.listCommits(input.repo, { branch: input.branch, limit: 1 }))[0]?.sha;
         return { commitSha: sha ?? '', path: input.path, url: location || null };
     }
 
-    private async page(path: string, page: ProviderPageRequest): Promise<ProviderPage<Json>> {
+    private async page<T>(path: string, page: ProviderPageRequest): Promise<ProviderPage<T>> {
         const number = cursorNumber('bitbucket', page.cursor, 1);
-        const body = await this.http.get<Json>(`${path}${path.includes('?') ? '&' : '?'}pagelen=${page.limit}&page=${number}`);
-        return { items: body.values as Json[], next: body.next ? String(number + 1) : null };
+        const body = await this.http.get<BbPage<T>>(`${path}${path.includes('?') ? '&' : '?'}pagelen=${page.limit}&page=${number}`);
+        return { items: body.values, next: body.next ? String(number + 1) : null };
     }
 
-    private async all(path: string): Promise<Json[]> {
-        const items: Json[] = [];
+    private async all<T>(path: string): Promise<T[]> {
+        const items: T[] = [];
         let next: string | null = '1';
         for (let count = 0; next && count < this.maxPages; ++count) {
-            const found: ProviderPage<Json> = await this.page(path, { cursor: next, limit: 50 });
+            const found: ProviderPage<T> = await this.page<T>(path, { cursor: next, limit: 50 });
             items.push(...found.items);
             next = found.next;
         }
@@ -121,10 +133,10 @@ export class BitbucketProvider implements GitProvider {
     }
 }
 
-function repository(repo: Json): GitRepository {
+function repository(repo: BbRepo): GitRepository {
     return {
         fullName: repo.full_name,
-        owner: repo.workspace?.slug ?? String(repo.full_name).split('/')[0],
+        owner: repo.workspace?.slug ?? repo.full_name.split('/')[0],
         name: repo.slug ?? repo.name,
         private: !!repo.is_private,
         defaultBranch: repo.mainbranch?.name ?? null,

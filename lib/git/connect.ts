@@ -58,7 +58,7 @@ export class ConnectFlow {
         const host = PROVIDER_LABELS[provider];
         const oauth = this.oauth(provider);
         const flow = await this.spend(provider, input.state, caller);
-        const membership = await this.options.knex('memberships').where({ project_id: flow.projectId, user_id: caller.userId }).first('role') as { role: Role } | undefined;
+        const membership = await this.options.knex('memberships').where({ project_id: flow.projectId, user_id: caller.userId }).first<{ role: Role } | undefined>('role');
         if (!membership || !roleAtLeast(membership.role, 'admin')) {
             throw Boom.forbidden('Connecting a Git host requires the admin role or higher in the project');
         }

@@ -1,5 +1,5 @@
 import type { OutsideClient, OutsideResponse } from '../outside/http-client';
-import { encodePath, ProviderHttp, type Json } from './http';
+import { encodePath, ProviderHttp } from './http';
 import {
     assertRepo, cursorNumber, type GitAccount, type GitBranch, type GitCommit, type GitProvider, type GitPullRequest, type GitRepository,
     type ProviderPage, type ProviderPageRequest, type WriteFileInput, type WriteFileResult
@@ -13,6 +13,17 @@ export interface GitHubOptions {
     client: OutsideClient;
     maxPages?: number;                                          // for the lists read whole (branches, pull requests)
 }
+
+// The fields of GitHub's answers this adapter reads.
+interface GhUser { login: string; name?: string | null }
+interface GhRepo { full_name: string; owner: { login: string }; name: string; private?: boolean; default_branch?: string | null; html_url: string; updated_at?: string | null }
+interface GhBranch { name: string; commit: { sha: string } }
+interface GhCommit { sha: string; commit: { message: string; author?: { name?: string; email?: string; date?: string } | null }; html_url: string }
+interface GhPull {
+    number: number; title: string; state: 'open' | 'closed'; merged_at?: string | null; head: { ref: string; sha: string }; base: { ref: string };
+    user?: { login: string } | null; html_url: string; updated_at?: string | null
+}
+interface GhWritten { commit: { sha: string; html_url?: string | null }; content?: { path?: string } | null }
 
 const hasNext = (response: OutsideResponse) => /<[^>]+>;\s*rel="next"/.test(String(response.headers.link ?? ''));
 
@@ -31,15 +42,15 @@ export class GitHubProvider implements GitProvider {
     }
 
     async currentUser(): Promise<GitAccount> {
-        const user = await this.http.get<Json>('/user');
+        const user = await this.http.get<GhUser>('/user');
         return { login: user.login, type: 'user', name: user.name ?? null };
     }
 
     /** The user (on the first page) and the organisations they belong to. */
     async accounts(page: ProviderPageRequest): Promise<ProviderPage<GitAccount>> {
         const number = cursorNumber('github', page.cursor, 1);
-        const orgs = await this.page(`/user/orgs`, number, page.limit);
-        const items = orgs.items.map((org: Json): GitAccount => ({ login: org.login, type: 'organization', name: org.name ?? null }));
+        const orgs = await this.page<GhUser>('/user/orgs', number, page.limit);
+        const items = orgs.items.map((org): GitAccount => ({ login: org.login, type: 'organization', name: org.name ?? null }));
         return { items: number === 1 ? [await this.currentUser(), ...items] : items, next: orgs.next };
     }
 
@@ -50,20 +61,20 @@ export class GitHubProvider implements GitProvider {
             : account.toLowerCase() === (await this.userLogin()).toLowerCase()
                 ? '/user/repos?affiliation=owner&sort=updated'
                 : `/orgs/${encodeURIComponent(account)}/repos?sort=updated`;
-        const found = await this.page(path, number, page.limit);
+        const found = await this.page<GhRepo>(path, number, page.limit);
         return { items: found.items.map(repository), next: found.next };
     }
 
     async listBranches(repo: string): Promise<GitBranch[]> {
         assertRepo('github', repo);
-        return (await this.all(`/repos/${repo}/branches`)).map((branch) => ({ name: branch.name, commitSha: branch.commit.sha }));
+        return (await this.all<GhBranch>(`/repos/${repo}/branches`)).map((branch) => ({ name: branch.name, commitSha: branch.commit.sha }));
     }
 
     async listCommits(repo: string, options: { branch?: string; limit?: number } = {}): Promise<GitCommit[]> {
         assertRepo('github', repo);
         const limit = Math.min(Math.max(options.limit ?? 30, 1), 100);
         const query = new URLSearchParams({ per_page: String(limit), ...(options.branch ? { sha: options.branch } : {}) });
-        const commits = await this.http.get<Json[]>(`/repos/${repo}/commits?${query}`);
+        const commits = await this.http.get<GhCommit[]>(`/repos/${repo}/commits?${query.toString()}`);
         return commits.map((commit) => ({
             sha: commit.sha,
             message: commit.commit.message,
@@ -74,7 +85,7 @@ export class GitHubProvider implements GitProvider {
 
     async listPullRequests(repo: string, options: { state?: 'open' | 'closed' | 'all' } = {}): Promise<GitPullRequest[]> {
         assertRepo('github', repo);
-        return (await this.all(`/repos/${repo}/pulls?state=${options.state ?? 'open'}`)).map((pull) => ({
+        return (await this.all<GhPull>(`/repos/${repo}/pulls?state=${options.state ?? 'open'}`)).map((pull) => ({
             number: pull.number,
             title: pull.title,
             state: pull.merged_at ? 'merged' : pull.state,
@@ -96,10 +107,10 @@ export class GitHubProvider implements GitProvider {
             message: input.message,
             content: Buffer.from(input.content, 'utf8').toString('base64'),
             branch: input.branch,
-            ...(existing.status === 200 ? { sha: existing.json<Json>().sha } : {}),
+            ...(existing.status === 200 ? { sha: existing.json<{ sha: string }>().sha } : {}),
             ...(input.author ? { committer: input.author } : {})
         };
-        const written = (await this.http.call('PUT', path, { json: body })).json<Json>();
+        const written = (await this.http.call('PUT', path, { json: body })).json<GhWritten>();
         return { commitSha: written.commit.sha, path: written.content?.path ?? input.path, url: written.commit.html_url ?? null };
     }
 
@@ -108,17 +119,17 @@ export class GitHubProvider implements GitProvider {
         return this.login;
     }
 
-    private async page(path: string, number: number, limit: number): Promise<ProviderPage<Json>> {
+    private async page<T>(path: string, number: number, limit: number): Promise<ProviderPage<T>> {
         const response = await this.http.call('GET', `${path}${path.includes('?') ? '&' : '?'}per_page=${limit}${number > 1 ? `&page=${number}` : ''}`);
-        return { items: response.json<Json[]>(), next: hasNext(response) ? String(number + 1) : null };
+        return { items: response.json<T[]>(), next: hasNext(response) ? String(number + 1) : null };
     }
 
     /** Every page of a list, up to maxPages of 100. */
-    private async all(path: string): Promise<Json[]> {
-        const items: Json[] = [];
+    private async all<T>(path: string): Promise<T[]> {
+        const items: T[] = [];
         let next: string | null = '1';
         for (let count = 0; next && count < this.maxPages; ++count) {
-            const found: ProviderPage<Json> = await this.page(path, Number(next), 100);
+            const found: ProviderPage<T> = await this.page<T>(path, Number(next), 100);
             items.push(...found.items);
             next = found.next;
         }
@@ -127,7 +138,7 @@ export class GitHubProvider implements GitProvider {
     }
 }
 
-function repository(repo: Json): GitRepository {
+function repository(repo: GhRepo): GitRepository {
     return {
         fullName: repo.full_name,
         owner: repo.owner.login,

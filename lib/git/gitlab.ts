@@ -1,5 +1,5 @@
 import type { OutsideClient, OutsideResponse } from '../outside/http-client';
-import { ProviderHttp, type Json } from './http';
+import { ProviderHttp } from './http';
 import {
     assertRepo, cursorNumber, type GitAccount, type GitBranch, type GitCommit, type GitProvider, type GitPullRequest, type GitRepository,
     type ProviderPage, type ProviderPageRequest, type WriteFileInput, type WriteFileResult
@@ -14,6 +14,14 @@ export interface GitLabOptions {
     client: OutsideClient;
     maxPages?: number;
 }
+
+// The fields of GitLab's answers this adapter reads.
+interface GlUser { username: string; name?: string | null }
+interface GlGroup { full_path: string; full_name?: string | null; name?: string | null }
+interface GlProject { path_with_namespace: string; path: string; namespace?: { full_path: string } | null; visibility?: string; default_branch?: string | null; web_url: string; last_activity_at?: string | null }
+interface GlBranch { name: string; commit: { id: string } }
+interface GlCommit { id: string; title: string; message?: string | null; author_name?: string | null; author_email?: string | null; authored_date?: string | null; web_url: string }
+interface GlMerge { iid: number; title: string; state: string; source_branch: string; sha: string; target_branch: string; author?: { username: string } | null; web_url: string; updated_at?: string | null }
 
 const project = (repo: string) => {
     assertRepo('gitlab', repo);
@@ -34,14 +42,14 @@ export class GitLabProvider implements GitProvider {
     }
 
     async currentUser(): Promise<GitAccount> {
-        const user = await this.http.get<Json>('/user');
+        const user = await this.http.get<GlUser>('/user');
         return { login: user.username, type: 'user', name: user.name ?? null };
     }
 
     /** The user (on the first page) and the groups where they may push (developer or more). */
     async accounts(page: ProviderPageRequest): Promise<ProviderPage<GitAccount>> {
         const number = cursorNumber('gitlab', page.cursor, 1);
-        const groups = await this.page('/groups?min_access_level=30&order_by=path', number, page.limit);
+        const groups = await this.page<GlGroup>('/groups?min_access_level=30&order_by=path', number, page.limit);
         const items = groups.items.map((group): GitAccount => ({ login: group.full_path, type: 'group', name: group.full_name ?? group.name ?? null }));
         return { items: number === 1 ? [await this.currentUser(), ...items] : items, next: groups.next };
     }
@@ -54,18 +62,18 @@ export class GitLabProvider implements GitProvider {
             : account.toLowerCase() === (await this.userLogin()).toLowerCase()
                 ? `/users/${encodeURIComponent(account)}/projects?${order}`
                 : `/groups/${encodeURIComponent(account)}/projects?include_subgroups=true&${order}`;
-        const found = await this.page(path, number, page.limit);
+        const found = await this.page<GlProject>(path, number, page.limit);
         return { items: found.items.map(repository), next: found.next };
     }
 
     async listBranches(repo: string): Promise<GitBranch[]> {
-        return (await this.all(`${project(repo)}/repository/branches`)).map((branch) => ({ name: branch.name, commitSha: branch.commit.id }));
+        return (await this.all<GlBranch>(`${project(repo)}/repository/branches`)).map((branch) => ({ name: branch.name, commitSha: branch.commit.id }));
     }
 
     async listCommits(repo: string, options: { branch?: string; limit?: number } = {}): Promise<GitCommit[]> {
         const limit = Math.min(Math.max(options.limit ?? 30, 1), 100);
         const query = new URLSearchParams({ per_page: String(limit), ...(options.branch ? { ref_name: options.branch } : {}) });
-        const commits = await this.http.get<Json[]>(`${project(repo)}/repository/commits?${query}`);
+        const commits = await this.http.get<GlCommit[]>(`${project(repo)}/repository/commits?${query.toString()}`);
         return commits.map((commit) => ({
             sha: commit.id,
             message: commit.message ?? commit.title,
@@ -76,7 +84,7 @@ export class GitLabProvider implements GitProvider {
 
     async listPullRequests(repo: string, options: { state?: 'open' | 'closed' | 'all' } = {}): Promise<GitPullRequest[]> {
         const state = options.state === 'open' || options.state === undefined ? 'opened' : 'all';
-        const requests = (await this.all(`${project(repo)}/merge_requests?state=${state}`)).map((merge): GitPullRequest => ({
+        const requests = (await this.all<GlMerge>(`${project(repo)}/merge_requests?state=${state}`)).map((merge): GitPullRequest => ({
             number: merge.iid,
             title: merge.title,
             state: STATES[merge.state] ?? 'closed',
@@ -100,7 +108,7 @@ export class GitLabProvider implements GitProvider {
             actions: [{ action: existing.status === 404 ? 'create' : 'update', file_path: input.path, content: input.content }],
             ...(input.author ? { author_name: input.author.name, author_email: input.author.email } : {})
         };
-        const written = (await this.http.call('POST', `${base}/repository/commits`, { json: body })).json<Json>();
+        const written = (await this.http.call('POST', `${base}/repository/commits`, { json: body })).json<{ id: string; web_url?: string | null }>();
         return { commitSha: written.id, path: input.path, url: written.web_url ?? null };
     }
 
@@ -109,16 +117,16 @@ export class GitLabProvider implements GitProvider {
         return this.login;
     }
 
-    private async page(path: string, number: number, limit: number): Promise<ProviderPage<Json>> {
+    private async page<T>(path: string, number: number, limit: number): Promise<ProviderPage<T>> {
         const response = await this.http.call('GET', `${path}${path.includes('?') ? '&' : '?'}per_page=${limit}&page=${number}`);
-        return { items: response.json<Json[]>(), next: nextPage(response) };
+        return { items: response.json<T[]>(), next: nextPage(response) };
     }
 
-    private async all(path: string): Promise<Json[]> {
-        const items: Json[] = [];
+    private async all<T>(path: string): Promise<T[]> {
+        const items: T[] = [];
         let next: string | null = '1';
         for (let count = 0; next && count < this.maxPages; ++count) {
-            const found: ProviderPage<Json> = await this.page(path, Number(next), 100);
+            const found: ProviderPage<T> = await this.page<T>(path, Number(next), 100);
             items.push(...found.items);
             next = found.next;
         }
@@ -128,11 +136,12 @@ export class GitLabProvider implements GitProvider {
 }
 
 function nextPage(response: OutsideResponse): string | null {
-    const next = String(response.headers['x-next-page'] ?? '').trim();
+    const header = response.headers['x-next-page'];
+    const next = (Array.isArray(header) ? header[0] ?? '' : header ?? '').trim();
     return /^\d+$/.test(next) ? next : null;
 }
 
-function repository(repo: Json): GitRepository {
+function repository(repo: GlProject): GitRepository {
     return {
         fullName: repo.path_with_namespace,
         owner: repo.namespace?.full_path ?? String(repo.path_with_namespace).split('/').slice(0, -1).join('/'),

@@ -5,10 +5,6 @@ import { GitProviderError, PROVIDER_LABELS, type GitProviderErrorCode, type GitP
 // is followed only when it stays under it), the bearer token on each call, and refusals turned into
 // GitProviderError with a stable code and the host's own words, never a header or the token.
 
-export interface Json {
-    [key: string]: any;
-}
-
 export interface ProviderHttpOptions {
     provider: GitProviderName;
     baseUrl: string;
@@ -85,22 +81,23 @@ export function providerRefusal(provider: GitProviderName, response: OutsideResp
 // GitHub and GitLab say `message` (GitLab sometimes an object of fields), Bitbucket Cloud `error.message`,
 // Bitbucket Data Center `errors[0].message`, OAuth endpoints `error_description` or `error`.
 function hostMessage(response: OutsideResponse): string | null {
-    let body: Json;
+    let body: unknown;
     try {
-        body = response.json<Json>();
+        body = response.json<unknown>();
     }
     catch {
         return null;
     }
 
-    const candidates = [body?.message, body?.error?.message, body?.errors?.[0]?.message, body?.error_description, body?.error];
+    const field = (value: unknown, key: string): unknown => value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+    const candidates = [field(body, 'message'), field(field(body, 'error'), 'message'), field(field(field(body, 'errors'), '0'), 'message'), field(body, 'error_description'), field(body, 'error')];
     for (const candidate of candidates) {
         if (typeof candidate === 'string' && candidate) {
             return candidate;
         }
 
         if (candidate && typeof candidate === 'object' && !Array.isArray(candidate)) {
-            return Object.entries(candidate as Json).map(([field, value]) => `${field} ${Array.isArray(value) ? value.join(', ') : String(value)}`).join('; ');
+            return Object.entries(candidate as Record<string, unknown>).map(([name, value]) => `${name} ${Array.isArray(value) ? value.join(', ') : String(value)}`).join('; ');
         }
     }
 

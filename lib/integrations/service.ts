@@ -9,7 +9,7 @@ import type { JobContext, JobQueue } from '../queue/types';
 import { nowIso } from '../time';
 import { eventMessage, testMessage } from './messages';
 import { Integration, IntegrationAttempt, IntegrationDelivery, type DeliveryStatus } from './models';
-import { SlackWebhook, type SlackAnswer } from './slack';
+import { SlackWebhook, type SlackAnswer, type SlackMessage } from './slack';
 import { scrubWebhook, webhookHint, webhookProblem, type WebhookRules } from './webhook-url';
 
 // A project's integrations. Slack receives the events it chose: each event a project's change emits becomes a
@@ -38,6 +38,15 @@ export interface SlackInput {
 }
 
 export type SlackChange = Partial<SlackInput>;
+
+interface AttemptRow {
+    delivery_id: string;
+    event_type: string;
+    outcome: string;
+    response_code: number | string | null;
+    response: string;
+    attempted_at: string;
+}
 
 /** Where the test message landed. */
 export interface TestResult {
@@ -159,7 +168,7 @@ export class Integrations {
     /** Posts a delivery's message and records the attempt; `next` says whether a failure will be attempted again. */
     private async attempt(integration: Integration, delivery: IntegrationDelivery, next: (retryable: boolean) => 'again' | 'final'): Promise<{ answer: SlackAnswer; attemptedAt: string }> {
         const url = decryptSecret(integration.webhookUrl, this.options.sealKey);
-        const answer = await this.slack.post(url, JSON.parse(delivery.message));
+        const answer = await this.slack.post(url, JSON.parse(delivery.message) as SlackMessage);
         const attemptedAt = nowIso();
         const status: DeliveryStatus = answer.delivered ? 'delivered' : next(answer.retryable) === 'again' ? 'queued' : 'failed';
         await this.options.knex.transaction(async (trx) => {
@@ -199,7 +208,7 @@ export class Integrations {
             .where('a.integration_id', integration.id)
             .orderBy([{ column: 'a.attempted_at', order: 'desc' }, { column: 'a.id', order: 'desc' }])
             .limit(RECENT_ATTEMPTS)
-            .select('a.delivery_id', 'd.event_type', 'a.outcome', 'a.response_code', 'a.response', 'a.attempted_at') as Array<Record<string, unknown>>;
+            .select<AttemptRow[]>('a.delivery_id', 'd.event_type', 'a.outcome', 'a.response_code', 'a.response', 'a.attempted_at');
         return {
             id: integration.id,
             type: integration.type,

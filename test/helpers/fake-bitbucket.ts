@@ -75,7 +75,7 @@ export async function fakeBitbucket(options: { login?: string; oauth?: Partial<F
             method: 'GET', path: '/2.0/repositories/{workspace}/{slug}/pullrequests', handler: (request, h) => {
                 const repo = repoOf(request);
                 const wanted = ([] as string[]).concat((request.query.state as string | string[] | undefined) ?? 'OPEN');
-                return repo ? paged(request, repo.pulls.filter((pull) => wanted.includes(STATES[pull.state]!)).map((pull) => ({
+                return repo ? paged(request, repo.pulls.filter((pull) => wanted.includes(STATES[pull.state])).map((pull) => ({
                     id: pull.number, title: pull.title, state: STATES[pull.state], source: { branch: { name: pull.head }, commit: { hash: (repo.branches.get(pull.head) ?? '0'.repeat(40)).slice(0, 12) } },
                     destination: { branch: { name: pull.base } }, author: { nickname: pull.author, display_name: 'Ada Dev' },
                     links: { html: { href: `https://bitbucket.test/${repo.fullName}/pull-requests/${pull.number}` } }, updated_on: pull.updatedAt
@@ -96,7 +96,7 @@ export async function fakeBitbucket(options: { login?: string; oauth?: Partial<F
                 const author = /^(.*?) <(.*)>$/.exec(String(form.author ?? ''));
                 let sha = '';
                 for (const [field, value] of Object.entries(form).filter(([name]) => name.startsWith('/'))) {
-                    sha = store.write(repo.fullName, branch, field.slice(1), value.toString(), String(form.message ?? ''), author ? { name: author[1]!, email: author[2]! } : undefined);
+                    sha = store.write(repo.fullName, branch, field.slice(1), value.toString(), String(form.message ?? ''), author ? { name: author[1], email: author[2] } : undefined);
                 }
 
                 return h.response().code(201).header('location', `${service.url}/2.0/repositories/${repo.fullName}/commit/${sha}`);

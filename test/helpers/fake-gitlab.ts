@@ -29,7 +29,7 @@ export async function fakeGitLab(options: { login?: string; oauth?: Partial<Fake
         const size = Math.min(Number(request.query.per_page ?? 20), 100);
         const number = Number(request.query.page ?? 1);
         const { items: slice, more } = pageOf(items, number, size);
-        return h.response(slice as object[]).header('x-next-page', more ? String(number + 1) : '').header('x-page', String(number));
+        return h.response(slice).header('x-next-page', more ? String(number + 1) : '').header('x-page', String(number));
     };
     const projectJson = (repo: StoreRepo) => ({
         id: repo.fullName.length, path: repo.name, path_with_namespace: repo.fullName, namespace: { full_path: repo.owner },

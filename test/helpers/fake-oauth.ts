@@ -94,7 +94,7 @@ export function fakeOAuth(options: FakeOAuthOptions): FakeOAuth {
                     return refuse(h, options.refusal === 'github' ? 'bad_verification_code' : 'invalid_grant');
                 }
 
-                codes.delete(form.code!);
+                codes.delete(form.code);
                 return issue(login);
             }
 
@@ -104,7 +104,7 @@ export function fakeOAuth(options: FakeOAuthOptions): FakeOAuth {
                     return refuse(h, 'invalid_grant');
                 }
 
-                refreshTokens.delete(form.refresh_token!);
+                refreshTokens.delete(form.refresh_token);
                 tokens.delete(held.access);
                 return issue(held.login);
             }

@@ -28,12 +28,12 @@ export async function gitHttpServer(options: { root: string; username: string; p
             return;
         }
 
-        signIns.push({ username: username!, accepted: true });
+        signIns.push({ username: username, accepted: true });
         const url = new URL(req.url!, 'http://local');
         const backend = ChildProcess.spawn('git', ['http-backend'], {
             env: {
                 PATH: process.env.PATH, GIT_PROJECT_ROOT: options.root, GIT_HTTP_EXPORT_ALL: '1', REQUEST_METHOD: req.method!, PATH_INFO: decodeURIComponent(url.pathname),
-                QUERY_STRING: url.search.slice(1), CONTENT_TYPE: req.headers['content-type'] ?? '', REMOTE_USER: username!, REMOTE_ADDR: '127.0.0.1',
+                QUERY_STRING: url.search.slice(1), CONTENT_TYPE: req.headers['content-type'] ?? '', REMOTE_USER: username, REMOTE_ADDR: '127.0.0.1',
                 ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: String(req.headers['content-encoding']) } : {}),
                 ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: String(req.headers['git-protocol']) } : {})
             }
@@ -51,11 +51,11 @@ export async function gitHttpServer(options: { root: string; username: string; p
             let status = 200;
             for (const line of head.split(/\r?\n/).filter(Boolean)) {
                 const [name, ...value] = line.split(':');
-                if (name!.toLowerCase() === 'status') {
+                if (name.toLowerCase() === 'status') {
                     status = Number.parseInt(value.join(':').trim(), 10);
                 }
                 else {
-                    headers[name!.trim()] = value.join(':').trim();
+                    headers[name.trim()] = value.join(':').trim();
                 }
             }
 

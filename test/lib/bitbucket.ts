@@ -78,7 +78,7 @@ describe('Bitbucket Cloud adapter', () => {
         expect((await adapter.listBranches('acme/shop')).map((branch) => branch.name).sort()).to.equal(['feature/cart', 'main']);
         const commits = await adapter.listCommits('acme/shop', { branch: 'main', limit: 5 });
         expect(commits.map((commit) => commit.message)).to.equal(['Add checkout', 'Initial commit']);
-        expect(commits[0]!.author).to.include({ name: 'Ada Dev', email: 'ada@example.test' });
+        expect(commits[0].author).to.include({ name: 'Ada Dev', email: 'ada@example.test' });
         const pulls = await adapter.listPullRequests('acme/shop');
         expect(pulls.map((pull) => [pull.number, pull.state, pull.headBranch, pull.baseBranch])).to.equal([[1, 'open', 'feature/cart', 'main']]);
         expect((await adapter.listPullRequests('acme/shop', { state: 'all' })).map((pull) => pull.state)).to.equal(['open', 'closed']);
@@ -156,7 +156,7 @@ describe('Bitbucket Data Center adapter', () => {
     it('reads commits until a branch and pull requests, and writes a file then replaces it', async () => {
         const commits = await adapter.listCommits('SHOP/web', { branch: 'main', limit: 5 });
         expect(commits.map((commit) => commit.message)).to.equal(['Add checkout', 'Initial commit']);
-        expect(commits[0]!.url).to.equal(`${server.url}/projects/SHOP/repos/web/commits/${commits[0]!.sha}`);
+        expect(commits[0].url).to.equal(`${server.url}/projects/SHOP/repos/web/commits/${commits[0].sha}`);
         expect((await adapter.listPullRequests('SHOP/web')).map((pull) => [pull.number, pull.headBranch])).to.equal([[1, 'feature/cart']]);
 
         await adapter.writeFile({ repo: 'SHOP/web', branch: 'main', path: 'hostless.yaml', content: 'v: 1\n', message: 'Add service file' });

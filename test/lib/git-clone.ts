@@ -69,7 +69,7 @@ describe('cloning with a connection\'s token', () => {
             expect(clone.url).to.equal(`${git.url}/acme/shop.git`);
             expect(JSON.stringify(args)).to.not.include(TOKEN);
             expect(JSON.stringify(clone.env)).to.not.include(TOKEN);
-            const helperDir = Path.dirname(clone.env.GIT_ASKPASS!);
+            const helperDir = Path.dirname(clone.env.GIT_ASKPASS);
             expect(Fs.statSync(helperDir).mode & 0o777).to.equal(0o700);
             expect(Fs.statSync(Path.join(helperDir, 'token')).mode & 0o777).to.equal(0o600);
 
@@ -83,14 +83,14 @@ describe('cloning with a connection\'s token', () => {
             await clone.dispose();
         }
 
-        expect(Fs.existsSync(Path.dirname(clone.env.GIT_ASKPASS!)), 'the helper and the token file are gone').to.be.false();
+        expect(Fs.existsSync(Path.dirname(clone.env.GIT_ASKPASS)), 'the helper and the token file are gone').to.be.false();
     });
 
     it('is refused by the host without the helper, or with another token', async () => {
         const clone = await cloneCredentials(instance.server.plugins['hostless-resources'].services.git, settings(), 'app', `/v1/apps/${app.name}`, { tmpDir: work });
         try {
             await expect(run(['clone', '-q', clone.url, Path.join(work, 'no-helper')])).to.reject();
-            Fs.writeFileSync(Path.join(Path.dirname(clone.env.GIT_ASKPASS!), 'token'), 'gho_wrong');
+            Fs.writeFileSync(Path.join(Path.dirname(clone.env.GIT_ASKPASS), 'token'), 'gho_wrong');
             await expect(run(['clone', '-q', clone.url, Path.join(work, 'wrong-token')], clone.env)).to.reject();
             expect(git.signIns.some((signIn) => !signIn.accepted)).to.be.true();
         }

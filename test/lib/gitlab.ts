@@ -83,7 +83,7 @@ describe('GitLab adapter', () => {
         expect((await adapter.listBranches('acme/platform/api')).map((branch) => branch.name).sort()).to.equal(['feature/x', 'main']);
         const commits = await adapter.listCommits('acme/platform/api', { branch: 'main', limit: 5 });
         expect(commits.map((commit) => commit.message)).to.equal(['Add health check', 'Initial commit']);
-        expect(commits[0]!.author).to.include({ name: 'Ada Dev', email: 'ada@example.test' });
+        expect(commits[0].author).to.include({ name: 'Ada Dev', email: 'ada@example.test' });
         expect(gitlab.requests.at(-1)!.path).to.equal('/api/v4/projects/acme%2Fplatform%2Fapi/repository/commits?per_page=5&ref_name=main');
         const open = await adapter.listPullRequests('acme/platform/api');
         expect(open.map((merge) => [merge.number, merge.title, merge.state, merge.headBranch, merge.baseBranch])).to.equal([[1, 'Feature X', 'open', 'feature/x', 'main']]);

@@ -112,8 +112,8 @@ describe('integrations', () => {
         const delivered = await eventually(() => knex()('integration_deliveries').select(), (rows) => rows.length === 1 && rows[0].status === 'delivered', 'the delivery');
         expect(delivered[0]).to.include({ event_type: 'deployment.live', attempts: 1 });
         expect(slack.received).to.have.length(1);
-        expect(slack.received[0]!.body.text).to.include(`A deployment went live: app *${app.name}* (deployment \`${deployment.result.id}\``);
-        expect(slack.received[0]!.body.channel).to.equal('#deploys');
+        expect(slack.received[0].body.text).to.include(`A deployment went live: app *${app.name}* (deployment \`${deployment.result.id}\``);
+        expect(slack.received[0].body.channel).to.equal('#deploys');
 
         // Nothing more arrives: a second look after the queue is idle finds the same single delivery.
         await eventually(async () => (await knex()('jobs').whereIn('status', ['queued', 'running']).where('type', 'integrations.deliver')).length, (busy) => busy === 0, 'an idle queue');
@@ -131,7 +131,7 @@ describe('integrations', () => {
         const [delivery] = await eventually(() => knex()('integration_deliveries').select(), (rows) => rows.length === 1 && rows[0].status === 'delivered', 'the delivery after a retry', 20_000);
         expect(delivery).to.include({ event_type: 'deployment.live', attempts: 2 });
         expect(slack.received).to.have.length(2);
-        expect(slack.received[0]!.body).to.equal(slack.received[1]!.body);
+        expect(slack.received[0].body).to.equal(slack.received[1].body);
 
         const attempts = await knex()('integration_attempts').where({ delivery_id: delivery.id }).orderBy('attempted_at');
         expect(attempts.map((attempt: { outcome: string; response_code: number }) => [attempt.outcome, Number(attempt.response_code)])).to.equal([['failed', 500], ['delivered', 200]]);

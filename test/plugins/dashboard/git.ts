@@ -73,7 +73,7 @@ describe('dashboard Git pages', () => {
     it('sends a signed-out visitor to sign in', async () => {
         const res = await new Visitor(instance.server).get('/dashboard/git/github/callback?code=x&state=y');
         expect(res.statusCode).to.equal(302);
-        expect(res.headers.location).to.startWith('/dashboard/sign-in?next=');
+        expect(String(res.headers.location)).to.startWith('/dashboard/sign-in?next=');
     });
 
     it('disconnects GitHub, revoking its token there', async () => {

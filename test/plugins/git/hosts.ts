@@ -128,18 +128,18 @@ for (const host of CASES) {
             const first = await call('GET', `${host.reposUrl(owner.projectId)}?limit=3`, key);
             expect(first.statusCode, first.payload).to.equal(200);
             expect(first.result).to.have.length(3);
-            const next = /<([^>]+)>;\s*rel="next"/.exec(first.headers.link as string)![1]!;
+            const next = /<([^>]+)>;\s*rel="next"/.exec(first.headers.link as string)![1];
             expect(new URL(next, 'http://x').searchParams.get('cursor')).to.exist();
             const second = await call('GET', next, key);
             expect(second.statusCode).to.equal(200);
             expect(second.headers.link).to.not.exist();
             const names = [...first.result, ...second.result].map((repo: { fullName: string }) => repo.fullName).sort();
-            expect(names).to.equal(five(host.repo.split('/')[0]!));
+            expect(names).to.equal(five(host.repo.split('/')[0]));
 
             if (host.accountsUrl) {
                 const accounts = await call('GET', host.accountsUrl(owner.projectId), key);
                 expect(accounts.statusCode).to.equal(200);
-                expect(accounts.result.map((account: { login: string }) => account.login)).to.include(host.repo.split('/')[0]!);
+                expect(accounts.result.map((account: { login: string }) => account.login)).to.include(host.repo.split('/')[0]);
             }
 
             expect((await call('GET', `${host.reposUrl(owner.projectId)}?cursor=abc`, key)).statusCode).to.equal(400);
@@ -157,7 +157,7 @@ for (const host of CASES) {
             try {
                 const res = await call('GET', host.reposUrl(owner.projectId), owner.session);
                 expect(res.statusCode).to.equal(502);
-                expect(String(res.result.message)).to.startWith(host.title.split(' ')[0]!);
+                expect(String(res.result.message)).to.startWith(host.title.split(' ')[0]);
             }
             finally {
                 fake.down = false;
