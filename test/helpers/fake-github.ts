@@ -86,6 +86,20 @@ export async function fakeGitHub(options: { login?: string; token?: string; oaut
     };
 
     const service = await fakeService([
+        // The authorization page, as a user who approves at once: back to the redirect URI with a code and the state.
+        {
+            method: 'GET', path: '/login/oauth/authorize', handler: (request, h) => {
+                const query = request.query as Record<string, string>;
+                if (query.client_id !== oauth.clientId || !query.redirect_uri) {
+                    return h.response('The client is not registered').code(404);
+                }
+
+                const back = new URL(query.redirect_uri);
+                back.searchParams.set('code', oauth.approve(login));
+                back.searchParams.set('state', query.state ?? '');
+                return h.redirect(back.href);
+            }
+        },
         { method: 'POST', path: '/login/oauth/access_token', handler: (request, h) => oauth.tokenHandler(request, h) },
         {
             method: 'DELETE', path: '/applications/{clientId}/token', handler: (request, h) => {
@@ -174,7 +188,7 @@ export async function fakeGitHub(options: { login?: string; token?: string; oaut
             return h.response({ message: 'Service Unavailable' }).code(503).takeover();
         }
 
-        if (request.path === '/login/oauth/access_token' || request.path.startsWith('/applications/')) {
+        if (request.path.startsWith('/login/oauth/') || request.path.startsWith('/applications/')) {
             return h.continue;
         }
 
