@@ -30,7 +30,9 @@ describe('app logs, metrics and traces', () => {
     let owner: TestUser;
     let app: { id: string; name: string; projectId: string };
     const call = caller(() => instance.server);
-    const iso = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString();
+    // Times relative to one instant, so a filter computed later still means what the rows inserted earlier meant.
+    const base = Date.now();
+    const iso = (offsetMs: number) => new Date(base + offsetMs).toISOString();
 
     before(async () => {
         instance = await testServer({}, { driver: new MeasuringDriver() });
