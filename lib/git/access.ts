@@ -9,7 +9,7 @@ import { nowIso } from '../time';
 import { GitConnection } from './connection';
 import type { GitHost, GitHosts } from './hosts';
 import { OAuthGrantError, type TokenSet } from './oauth';
-import { GitProviderError, GIT_PROVIDERS, PROVIDER_LABELS, type GitProvider, type GitProviderName } from './provider';
+import { GitProviderError, PROVIDER_LABELS, type GitProvider, type GitProviderName } from './provider';
 
 // The Git provider behind a project's connection, with a token that is fresh: every runtime kind (apps, sites,
 // workers, cron jobs) reaches its repository's commits, pull requests and files through here, the Git routes list
@@ -39,8 +39,6 @@ export interface RepositorySettings {
     repoBranch: string | null;
 }
 
-export const PROVIDER_NAMES = PROVIDER_LABELS;
-
 export class GitAccess {
     private readonly refreshing = new Map<string, Promise<string>>();
     private readonly now: () => number;
@@ -51,10 +49,6 @@ export class GitAccess {
 
     host(provider: GitProviderName): GitHost {
         return this.options.hosts[provider];
-    }
-
-    get providers(): readonly GitProviderName[] {
-        return GIT_PROVIDERS;
     }
 
     seal(secret: string): string {
