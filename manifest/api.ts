@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 
 import type { Manifest } from '../lib/compose';
 import { deriveKey } from '../lib/crypto';
+import { gitHosts, type GitHostsSettings } from '../lib/git/hosts';
 import type { RouteTable } from '../lib/route-table';
 import type { DatabaseProvisioner } from '../lib/provisioner/driver';
 import { PostgresProvisioner } from '../lib/provisioner/postgres';
@@ -19,6 +20,9 @@ import { edgePlugin } from '../plugins/edge';
 import { databasesPlugin } from '../plugins/databases';
 import { healthPlugin } from '../plugins/health';
 import { invitationsPlugin } from '../plugins/invitations';
+import { eventsPlugin } from '../plugins/events';
+import { gitPlugin } from '../plugins/git';
+import { integrationsPlugin } from '../plugins/integrations';
 import { jobsPlugin } from '../plugins/jobs';
 import { logPlugin } from '../plugins/log';
 import { notificationsPlugin } from '../plugins/notifications';
@@ -36,12 +40,28 @@ import { DOCS_DIR } from './docs';
 import pkg from '../package.json';
 
 /** The families the API mounts, in order: their tables are exactly the routes it serves. */
-export const API_FAMILIES = [notificationsPlugin, accountsPlugin, apiKeysPlugin, invitationsPlugin, projectsPlugin, securityEventsPlugin, oauthPlugin, appsPlugin, sitesPlugin, workersPlugin, cronJobsPlugin, databasesPlugin, virtualMachinesPlugin, healthPlugin, dashboardPlugin] as const;
+export const API_FAMILIES = [notificationsPlugin, accountsPlugin, apiKeysPlugin, invitationsPlugin, projectsPlugin, securityEventsPlugin, oauthPlugin, appsPlugin, sitesPlugin, workersPlugin, cronJobsPlugin, databasesPlugin, virtualMachinesPlugin, gitPlugin, integrationsPlugin, healthPlugin, dashboardPlugin] as const;
 
 
 /** The password that seals the dashboard's session cookie: derived from SESSION_SECRET, so rotating it signs everyone out. */
 export function dashboardCookiePassword(config: Config): string {
     return deriveKey(config.sessionSecret, 'dashboard-cookie').toString('base64url');
+}
+
+/** The Git hosts' settings, from the configuration: GitHub's web origin follows its API's unless it is set. */
+export function gitHostSettings(config: Config): GitHostsSettings {
+    const { github } = config;
+    const webUrl = github.webUrl ?? (github.apiUrl === 'https://api.github.com' ? 'https://github.com' : github.apiUrl.replace(/\/api\/v3$/, ''));
+    return {
+        github: { webUrl, apiUrl: github.apiUrl, clientId: github.clientId ?? null, clientSecret: github.clientSecret ?? null },
+        gitlab: config.gitlab,
+        bitbucket: config.bitbucket
+    };
+}
+
+/** The origins the dashboard's Git page sends the browser to (its forms' redirects go there). */
+export function gitAuthorizeOrigins(config: Config): string[] {
+    return Object.values(gitHosts(gitHostSettings(config), [])).flatMap((host) => host.oauth ? [host.oauth.authorizeOrigin] : []);
 }
 
 /** The MCP server's resource URL: the audience OAuth clients ask tokens for. */
@@ -86,6 +106,7 @@ export function apiManifest(config: Config, knex: Knex, write: (line: string) =>
         register: {
             plugins: [
                 { plugin: logPlugin, options: { write } },
+                { plugin: eventsPlugin, options: {} },
                 { plugin: jobsPlugin, options: { knex, mode: config.jobs.mode, concurrency: config.jobs.concurrency, ...(config.jobs.leaseMs ? { leaseMs: config.jobs.leaseMs } : {}) } },
                 { plugin: authPlugin, options: { knex, sessionSecret: config.sessionSecret, issuer: config.publicUrl } },
                 {
@@ -112,7 +133,7 @@ export function apiManifest(config: Config, knex: Knex, write: (line: string) =>
                 {
                     plugin: resourcesPlugin,
                     options: {
-                        knex, encryptionKey: config.encryptionKey, driver, githubApiUrl: config.github.apiUrl,
+                        knex, encryptionKey: config.encryptionKey, driver, git: gitHostSettings(config),
                         outboundAllowlist: config.outbound.allowlist, dnsServers: config.dnsServers, reservedNames: new HostRules(hostRules(config)).reservedNames(), ...(clock ? { clock } : {})
                     }
                 },
@@ -123,13 +144,19 @@ export function apiManifest(config: Config, knex: Knex, write: (line: string) =>
                 { plugin: cronJobsPlugin, options: {} },
                 { plugin: databasesPlugin, options: { provisioner: databaseProvisioner(config), encryptionKey: config.encryptionKey, outboundAllowlist: config.outbound.allowlist } },
                 { plugin: virtualMachinesPlugin, options: { driver: new RecordsVmDriver(), catalogue: config.vms.catalogue } },
+                { plugin: gitPlugin, options: { knex, publicUrl: config.publicUrl } },
+                {
+                    plugin: integrationsPlugin,
+                    options: { knex, encryptionKey: config.encryptionKey, publicUrl: config.publicUrl, slack: config.slack, outboundAllowlist: config.outbound.allowlist }
+                },
                 { plugin: healthPlugin, options: { knex, version: pkg.version } },
                 {
                     plugin: dashboardPlugin,
                     options: {
                         cookiePassword: dashboardCookiePassword(config),
                         secureCookies: config.publicUrl.startsWith('https:'),
-                        docsDir: DOCS_DIR
+                        docsDir: DOCS_DIR,
+                        gitAuthorizeOrigins: gitAuthorizeOrigins(config)
                     }
                 }
             ]

@@ -42,7 +42,10 @@ export interface Config extends McpConfig {
     jobs: { mode: 'all' | 'api' | 'worker'; concurrency: number; leaseMs?: number };
     securityEventRetentionDays: number;
     outbound: { allowlist: string[] };
-    github: { apiUrl: string };
+    github: GitHubConfig;
+    gitlab: { url: string; clientId: string | null; clientSecret: string | null };
+    bitbucket: { edition: 'cloud' | 'datacenter'; url: string; apiUrl: string; clientId: string | null; clientSecret: string | null };
+    slack: SlackConfig;
     runtime: { driver: 'records'; recordsStepDelayMs: number };
     prices: PriceList;
     dnsServers: string[];
@@ -61,6 +64,21 @@ export interface DatabasesConfig {
     publicPort: number | null;
     binDir: string | null;                                      // the folder of pg_dump and pg_restore (default: PATH)
     importTimeoutMs: number;
+}
+
+/** GitHub or GitHub Enterprise Server: the API, the web origin the OAuth flow goes through, the OAuth app (docs/git.md). */
+export interface GitHubConfig {
+    apiUrl: string;
+    webUrl?: string;                                            // default: github.com for api.github.com, else the API's origin
+    clientId?: string | null;
+    clientSecret?: string | null;
+}
+
+/** Slack incoming webhooks: the hosts a webhook URL may name. `allowHttpLoopback` is never read from the environment:
+ * only a test's configuration lets a webhook be plain http on a loopback address. */
+export interface SlackConfig {
+    webhookHosts: string[];
+    allowHttpLoopback: boolean;
 }
 
 /** The OAuth server's clients beyond the users' own (docs/oauth.md). */
@@ -100,7 +118,19 @@ const schema = Joi.object({
     JOB_CONCURRENCY: Joi.number().integer().min(1).max(64).default(4),
     SECURITY_EVENT_RETENTION_DAYS: Joi.number().integer().min(1).max(3650).default(365),
     OUTBOUND_ALLOWLIST: Joi.string().allow('').default(''),
-    GITHUB_API_URL: url.default('https://api.github.com'),
+    GITHUB_URL: url.default('https://github.com'),
+    GITHUB_API_URL: url,
+    GITHUB_CLIENT_ID: Joi.string().pattern(/^[\w.-]{1,100}$/),
+    GITHUB_CLIENT_SECRET: Joi.string().min(8).max(200),
+    GITLAB_URL: url.default('https://gitlab.com'),
+    GITLAB_CLIENT_ID: Joi.string().pattern(/^[\w.-]{1,100}$/),
+    GITLAB_CLIENT_SECRET: Joi.string().min(8).max(200),
+    BITBUCKET_EDITION: Joi.string().valid('cloud', 'datacenter').default('cloud'),
+    BITBUCKET_URL: url.default('https://bitbucket.org'),
+    BITBUCKET_API_URL: url,
+    BITBUCKET_CLIENT_ID: Joi.string().pattern(/^[\w.-]{1,100}$/),
+    BITBUCKET_CLIENT_SECRET: Joi.string().min(8).max(200),
+    SLACK_WEBHOOK_HOSTS: Joi.string().allow('').default(''),
     JOB_LEASE_MS: Joi.number().integer().min(100).max(600_000),
     RUNTIME_DRIVER: Joi.string().valid('records').default('records'),
     RECORDS_STEP_DELAY_MS: Joi.number().integer().min(0).max(60_000).default(0),
@@ -158,7 +188,19 @@ const hints: Record<string, string> = {
     JOBS_MODE: 'all (API and workers), api (no workers) or worker (workers only)',
     JOB_CONCURRENCY: 'a number of jobs run at once, 1 to 64',
     SECURITY_EVENT_RETENTION_DAYS: 'a number of days, 1 to 3650',
+    GITHUB_URL: 'the GitHub web origin, e.g. https://github.example.com for GitHub Enterprise Server',
     GITHUB_API_URL: 'the GitHub API origin, e.g. https://github.example.com/api/v3 for GitHub Enterprise',
+    GITHUB_CLIENT_ID: 'the client id of your GitHub OAuth app (set GITHUB_CLIENT_SECRET with it)',
+    GITHUB_CLIENT_SECRET: 'the client secret of your GitHub OAuth app (set GITHUB_CLIENT_ID with it)',
+    GITLAB_URL: 'the GitLab origin, e.g. https://gitlab.example.com for a self-managed GitLab',
+    GITLAB_CLIENT_ID: 'the application id of your GitLab OAuth application (set GITLAB_CLIENT_SECRET with it)',
+    GITLAB_CLIENT_SECRET: 'the secret of your GitLab OAuth application (set GITLAB_CLIENT_ID with it)',
+    BITBUCKET_EDITION: 'cloud (bitbucket.org) or datacenter (Bitbucket Data Center or Server)',
+    BITBUCKET_URL: 'the Bitbucket origin: https://bitbucket.org, or your Data Center\'s such as https://bitbucket.example.com',
+    BITBUCKET_API_URL: 'the Bitbucket API, e.g. https://api.bitbucket.org/2.0 (Data Center: <BITBUCKET_URL>/rest/api/1.0)',
+    BITBUCKET_CLIENT_ID: 'the key of your Bitbucket OAuth consumer or incoming application link (set BITBUCKET_CLIENT_SECRET with it)',
+    BITBUCKET_CLIENT_SECRET: 'the secret of your Bitbucket OAuth consumer or incoming application link (set BITBUCKET_CLIENT_ID with it)',
+    SLACK_WEBHOOK_HOSTS: 'a comma list of host names Slack webhook URLs may name, such as hooks.slack.com',
     JOB_LEASE_MS: 'how long a worker holds a job before another may claim it, in ms (100 to 600000)',
     RUNTIME_DRIVER: 'records (the process driver comes with its own release)',
     RECORDS_STEP_DELAY_MS: 'a pause between the records driver\'s steps, in ms (0 to 60000)',
@@ -196,6 +238,12 @@ function validated(env: NodeJS.ProcessEnv): Record<string, any> {
     const { error: listError } = lists.validate({
         MCP_ALLOWED_TOOLS: split('MCP_ALLOWED_TOOLS'), MCP_ALLOWED_ORIGINS: split('MCP_ALLOWED_ORIGINS'), OAUTH_ASSISTANT_REDIRECT_PREFIXES: split('OAUTH_ASSISTANT_REDIRECT_PREFIXES')
     });
+    const unpaired = ['GITHUB', 'GITLAB', 'BITBUCKET'].find((host) => !error && !value[`${host}_CLIENT_ID`] !== !value[`${host}_CLIENT_SECRET`]);
+    if (unpaired) {
+        const missing = value[`${unpaired}_CLIENT_ID`] ? `${unpaired}_CLIENT_SECRET` : `${unpaired}_CLIENT_ID`;
+        throw new ConfigError(`${missing} is not set: set it to ${hints[missing]}, or unset both to leave the host unconnected.`);
+    }
+
     const problem = error ?? listError;
     if (problem) {
         const name = String(problem.details[0]?.path[0] ?? 'a setting');
@@ -250,7 +298,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
         jobs: { mode: value.JOBS_MODE, concurrency: value.JOB_CONCURRENCY, ...(value.JOB_LEASE_MS ? { leaseMs: value.JOB_LEASE_MS } : {}) },
         securityEventRetentionDays: value.SECURITY_EVENT_RETENTION_DAYS,
         outbound: { allowlist: value.OUTBOUND_ALLOWLIST.split(',').map((entry: string) => entry.trim()).filter(Boolean) },
-        github: { apiUrl: stripSlash(value.GITHUB_API_URL) },
+        ...gitHostSettings(value),
+        slack: { webhookHosts: slackHosts(value.SLACK_WEBHOOK_HOSTS), allowHttpLoopback: false },
         runtime: { driver: value.RUNTIME_DRIVER, recordsStepDelayMs: value.RECORDS_STEP_DELAY_MS },
         prices: value.PRICE_LIST_FILE ? readPriceList(value.PRICE_LIST_FILE) : DEFAULT_PRICE_LIST,
         dnsServers: value.DNS_SERVERS.split(',').map((entry: string) => entry.trim()).filter(Boolean),
@@ -364,6 +413,34 @@ function readPriceList(file: string): PriceList {
     }
 
     return value as PriceList;
+}
+
+/** Host names a Slack webhook URL may name; set but empty: the default, hooks.slack.com. */
+function slackHosts(setting: string): string[] {
+    const hosts = setting.split(',').map((entry) => entry.trim().toLowerCase()).filter(Boolean);
+    return hosts.length ? hosts : ['hooks.slack.com'];
+}
+
+function gitHostSettings(value: Record<string, any>): Pick<Config, 'github' | 'gitlab' | 'bitbucket'> {
+    const githubUrl = stripSlash(value.GITHUB_URL);
+    const bitbucketUrl = stripSlash(value.BITBUCKET_URL);
+    const datacenter = value.BITBUCKET_EDITION === 'datacenter';
+    return {
+        github: {
+            webUrl: githubUrl,
+            apiUrl: stripSlash(value.GITHUB_API_URL ?? (githubUrl === 'https://github.com' ? 'https://api.github.com' : `${githubUrl}/api/v3`)),
+            clientId: value.GITHUB_CLIENT_ID ?? null,
+            clientSecret: value.GITHUB_CLIENT_SECRET ?? null
+        },
+        gitlab: { url: stripSlash(value.GITLAB_URL), clientId: value.GITLAB_CLIENT_ID ?? null, clientSecret: value.GITLAB_CLIENT_SECRET ?? null },
+        bitbucket: {
+            edition: value.BITBUCKET_EDITION,
+            url: bitbucketUrl,
+            apiUrl: stripSlash(value.BITBUCKET_API_URL ?? (datacenter ? `${bitbucketUrl}/rest/api/1.0` : 'https://api.bitbucket.org/2.0')),
+            clientId: value.BITBUCKET_CLIENT_ID ?? null,
+            clientSecret: value.BITBUCKET_CLIENT_SECRET ?? null
+        }
+    };
 }
 
 function stripSlash(value: string): string {

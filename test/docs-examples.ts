@@ -13,6 +13,7 @@ import { register, type TestUser } from './helpers/api';
 import { connectGitHub } from './helpers/apps';
 import { fakeDns, type FakeDns } from './helpers/fake-dns';
 import { fakeGitHub, type FakeGitHub } from './helpers/fake-github';
+import { fakeSlack, type FakeSlack } from './helpers/fake-slack';
 import { mcpInstance, type McpInstance } from './helpers/mcp';
 
 // Every curl example of docs/ runs, with the real curl, against a live API and MCP server on 127.0.0.1 with a fresh
@@ -24,7 +25,7 @@ import { mcpInstance, type McpInstance } from './helpers/mcp';
 // holds the scopes the page's `export ... KEY=svk_... # a key with ...` line names, else every scope. The addresses
 // the examples name (`ada@example.com`...) are accounts, unless an example registers them itself, each signed in with
 // its session in `$<NAME>_SESSION` (`$ADA_SESSION`); GitHub is a fake on 127.0.0.1 holding the repository and pull
-// request the examples name.
+// request the examples name, and Slack's webhooks (`https://hooks.slack.com`) a fake too.
 const { describe, it, before, after } = exports.lab = Lab.script();
 const { expect } = Code;
 
@@ -121,6 +122,7 @@ describe('the curl examples of docs/', () => {
 
     let github: FakeGitHub;
     let dns: FakeDns;
+    let slack: FakeSlack;
     let instance: McpInstance;
     let user: TestUser;
     let api: string;
@@ -135,7 +137,11 @@ describe('the curl examples of docs/', () => {
         github.addCommit('acme/shop', 'feature/cart', 'Cart drawer');
         github.addPull('acme/shop', { title: 'Cart drawer', head: 'feature/cart', number: 42 });
         dns = await fakeDns();
-        instance = await mcpInstance({ github: { apiUrl: github.url }, outbound: { allowlist: ['127.0.0.1'] }, dnsServers: [dns.address] });
+        slack = await fakeSlack();
+        instance = await mcpInstance({
+            github: { apiUrl: github.url, webUrl: github.url, clientId: github.oauth.clientId, clientSecret: github.oauth.clientSecret },
+            outbound: { allowlist: ['127.0.0.1'] }, dnsServers: [dns.address]
+        });
         instance.api.server.plugins['hostless-jobs'].queue.start();
         api = instance.api.server.info.uri;
 
@@ -164,6 +170,7 @@ describe('the curl examples of docs/', () => {
         await instance?.stop();
         await github?.stop();
         await dns?.stop();
+        await slack?.stop();
     });
 
     /** Background work the last example started (a deployment, a cron run) has run, as it would have for a reader. */
@@ -207,6 +214,7 @@ describe('the curl examples of docs/', () => {
                 const command = example.command
                     .replaceAll('http://localhost:3000', api)
                     .replaceAll('http://localhost:3001', instance.url)
+                    .replaceAll('https://hooks.slack.com', slack.url)
                     .replace(PLACEHOLDER, (placeholder, prefix: string) => prefix === 'svk' ? keys.get(page.path)! : last.get(prefix) ?? placeholder);
                 const env = { PATH: process.env.PATH, API: `${api}/v1`, KEY: keys.get(page.path), SESSION: user.session, ...sessions };
                 const { stdout } = await execFile('bash', ['-c', `${command} -w '\\n%{http_code}'`], { env, timeout: 30_000, maxBuffer: 16 * 1024 * 1024 });

@@ -1,67 +1,80 @@
-import { OutsideClient, type OutsideResponse } from '../outside/http-client';
+import type { OutsideClient, OutsideResponse } from '../outside/http-client';
+import { encodePath, ProviderHttp } from './http';
 import {
-    assertRepo, GitProviderError, type GitAccount, type GitBranch, type GitCommit, type GitProvider, type GitProviderErrorCode,
-    type GitPullRequest, type GitRepository, type WriteFileInput, type WriteFileResult
+    assertRepo, cursorNumber, type GitAccount, type GitBranch, type GitCommit, type GitProvider, type GitPullRequest, type GitRepository,
+    type ProviderPage, type ProviderPageRequest, type WriteFileInput, type WriteFileResult
 } from './provider';
 
-// GitHub's REST API (v3, api version 2022-11-28) through the outside-service client. The base URL is configurable
-// for GitHub Enterprise (`https://github.example.com/api/v3`).
+// GitHub's REST API (v3, api version 2022-11-28). The base URL is configurable for GitHub Enterprise Server
+// (`https://github.example.com/api/v3`). Lists page with `page` and `per_page`; a `Link: rel="next"` says more remain.
 export interface GitHubOptions {
     baseUrl: string;
     token: string;
     client: OutsideClient;
-    maxPages?: number;
+    maxPages?: number;                                          // for the lists read whole (branches, pull requests)
 }
 
-interface Json {
-    [key: string]: any;
+// The fields of GitHub's answers this adapter reads.
+interface GhUser { login: string; name?: string | null }
+interface GhRepo { full_name: string; owner: { login: string }; name: string; private?: boolean; default_branch?: string | null; html_url: string; updated_at?: string | null }
+interface GhBranch { name: string; commit: { sha: string } }
+interface GhCommit { sha: string; commit: { message: string; author?: { name?: string; email?: string; date?: string } | null }; html_url: string }
+interface GhPull {
+    number: number; title: string; state: 'open' | 'closed'; merged_at?: string | null; head: { ref: string; sha: string }; base: { ref: string };
+    user?: { login: string } | null; html_url: string; updated_at?: string | null
 }
+interface GhWritten { commit: { sha: string; html_url?: string | null }; content?: { path?: string } | null }
 
-const encodePath = (path: string) => path.split('/').map(encodeURIComponent).join('/');
+const hasNext = (response: OutsideResponse) => /<[^>]+>;\s*rel="next"/.test(String(response.headers.link ?? ''));
 
 export class GitHubProvider implements GitProvider {
     readonly provider = 'github' as const;
+    private readonly http: ProviderHttp;
     private readonly maxPages: number;
+    private login: Promise<string> | null = null;
 
-    constructor(private readonly options: GitHubOptions) {
+    constructor(options: GitHubOptions) {
+        this.http = new ProviderHttp({
+            provider: 'github', baseUrl: options.baseUrl, token: options.token, client: options.client,
+            headers: { accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28' }
+        });
         this.maxPages = options.maxPages ?? 10;
     }
 
-    async listAccounts(): Promise<GitAccount[]> {
-        const user = await this.get<Json>('/user');
-        const orgs = await this.all<Json>('/user/orgs');
-        return [
-            { login: user.login, type: 'user', name: user.name ?? null },
-            ...orgs.map((org) => ({ login: org.login, type: 'organization' as const, name: org.name ?? null }))
-        ];
+    async currentUser(): Promise<GitAccount> {
+        const user = await this.http.get<GhUser>('/user');
+        return { login: user.login, type: 'user', name: user.name ?? null };
     }
 
-    async listRepositories(account: string): Promise<GitRepository[]> {
-        const user = await this.get<Json>('/user');
-        const path = account.toLowerCase() === String(user.login).toLowerCase()
-            ? '/user/repos?affiliation=owner&sort=updated'
-            : `/orgs/${encodeURIComponent(account)}/repos?sort=updated`;
-        return (await this.all<Json>(path)).map((repo) => ({
-            fullName: repo.full_name,
-            owner: repo.owner.login,
-            name: repo.name,
-            private: !!repo.private,
-            defaultBranch: repo.default_branch,
-            url: repo.html_url,
-            updatedAt: repo.updated_at ?? null
-        }));
+    /** The user (on the first page) and the organisations they belong to. */
+    async accounts(page: ProviderPageRequest): Promise<ProviderPage<GitAccount>> {
+        const number = cursorNumber('github', page.cursor, 1);
+        const orgs = await this.page<GhUser>('/user/orgs', number, page.limit);
+        const items = orgs.items.map((org): GitAccount => ({ login: org.login, type: 'organization', name: org.name ?? null }));
+        return { items: number === 1 ? [await this.currentUser(), ...items] : items, next: orgs.next };
+    }
+
+    async repositories(account: string | null, page: ProviderPageRequest): Promise<ProviderPage<GitRepository>> {
+        const number = cursorNumber('github', page.cursor, 1);
+        const path = account === null
+            ? '/user/repos?affiliation=owner,collaborator,organization_member&sort=updated'
+            : account.toLowerCase() === (await this.userLogin()).toLowerCase()
+                ? '/user/repos?affiliation=owner&sort=updated'
+                : `/orgs/${encodeURIComponent(account)}/repos?sort=updated`;
+        const found = await this.page<GhRepo>(path, number, page.limit);
+        return { items: found.items.map(repository), next: found.next };
     }
 
     async listBranches(repo: string): Promise<GitBranch[]> {
         assertRepo('github', repo);
-        return (await this.all<Json>(`/repos/${repo}/branches`)).map((branch) => ({ name: branch.name, commitSha: branch.commit.sha }));
+        return (await this.all<GhBranch>(`/repos/${repo}/branches`)).map((branch) => ({ name: branch.name, commitSha: branch.commit.sha }));
     }
 
     async listCommits(repo: string, options: { branch?: string; limit?: number } = {}): Promise<GitCommit[]> {
         assertRepo('github', repo);
         const limit = Math.min(Math.max(options.limit ?? 30, 1), 100);
         const query = new URLSearchParams({ per_page: String(limit), ...(options.branch ? { sha: options.branch } : {}) });
-        const commits = await this.get<Json[]>(`/repos/${repo}/commits?${query}`);
+        const commits = await this.http.get<GhCommit[]>(`/repos/${repo}/commits?${query.toString()}`);
         return commits.map((commit) => ({
             sha: commit.sha,
             message: commit.commit.message,
@@ -72,7 +85,7 @@ export class GitHubProvider implements GitProvider {
 
     async listPullRequests(repo: string, options: { state?: 'open' | 'closed' | 'all' } = {}): Promise<GitPullRequest[]> {
         assertRepo('github', repo);
-        return (await this.all<Json>(`/repos/${repo}/pulls?state=${options.state ?? 'open'}`)).map((pull) => ({
+        return (await this.all<GhPull>(`/repos/${repo}/pulls?state=${options.state ?? 'open'}`)).map((pull) => ({
             number: pull.number,
             title: pull.title,
             state: pull.merged_at ? 'merged' : pull.state,
@@ -89,80 +102,50 @@ export class GitHubProvider implements GitProvider {
     async writeFile(input: WriteFileInput): Promise<WriteFileResult> {
         assertRepo('github', input.repo);
         const path = `/repos/${input.repo}/contents/${encodePath(input.path)}`;
-        const existing = await this.call('GET', `${path}?ref=${encodeURIComponent(input.branch)}`, undefined, [404]);
+        const existing = await this.http.call('GET', `${path}?ref=${encodeURIComponent(input.branch)}`, { accept: [404] });
         const body = {
             message: input.message,
             content: Buffer.from(input.content, 'utf8').toString('base64'),
             branch: input.branch,
-            ...(existing.status === 200 ? { sha: existing.json<Json>().sha } : {}),
+            ...(existing.status === 200 ? { sha: existing.json<{ sha: string }>().sha } : {}),
             ...(input.author ? { committer: input.author } : {})
         };
-        const written = (await this.call('PUT', path, body)).json<Json>();
+        const written = (await this.http.call('PUT', path, { json: body })).json<GhWritten>();
         return { commitSha: written.commit.sha, path: written.content?.path ?? input.path, url: written.commit.html_url ?? null };
     }
 
-    private async get<T>(path: string): Promise<T> {
-        return (await this.call('GET', path)).json<T>();
+    private userLogin(): Promise<string> {
+        this.login ??= this.currentUser().then((user) => user.login);
+        return this.login;
     }
 
-    /** Every page of a list, following Link rel="next" (itself a checked destination), up to maxPages. */
+    private async page<T>(path: string, number: number, limit: number): Promise<ProviderPage<T>> {
+        const response = await this.http.call('GET', `${path}${path.includes('?') ? '&' : '?'}per_page=${limit}${number > 1 ? `&page=${number}` : ''}`);
+        return { items: response.json<T[]>(), next: hasNext(response) ? String(number + 1) : null };
+    }
+
+    /** Every page of a list, up to maxPages of 100. */
     private async all<T>(path: string): Promise<T[]> {
         const items: T[] = [];
-        let next: string | null = `${path}${path.includes('?') ? '&' : '?'}per_page=100`;
-        for (let page = 0; next && page < this.maxPages; ++page) {
-            const response = await this.call('GET', next);
-            items.push(...response.json<T[]>());
-            const link = /<([^>]+)>;\s*rel="next"/.exec(String(response.headers.link ?? ''));
-            next = link ? link[1]! : null;
+        let next: string | null = '1';
+        for (let count = 0; next && count < this.maxPages; ++count) {
+            const found: ProviderPage<T> = await this.page<T>(path, Number(next), 100);
+            items.push(...found.items);
+            next = found.next;
         }
 
         return items;
     }
+}
 
-    private async call(method: string, pathOrUrl: string, body?: object, accept: number[] = []): Promise<OutsideResponse> {
-        const url = pathOrUrl.startsWith('http') ? pathOrUrl : `${this.options.baseUrl}${pathOrUrl}`;
-        if (!url.startsWith(this.options.baseUrl)) {
-            throw new GitProviderError('github', 'invalid', 'GitHub pointed outside its API');
-        }
-
-        const response = await this.options.client.request({
-            method,
-            url,
-            headers: {
-                authorization: `Bearer ${this.options.token}`,
-                accept: 'application/vnd.github+json',
-                'x-github-api-version': '2022-11-28',
-                ...(body ? { 'content-type': 'application/json' } : {})
-            },
-            ...(body ? { body: JSON.stringify(body) } : {})
-        });
-
-        if (response.status < 300 || accept.includes(response.status)) {
-            return response;
-        }
-
-        throw this.failure(response);
-    }
-
-    private failure(response: OutsideResponse): GitProviderError {
-        let message = `GitHub answered ${response.status}`;
-        try {
-            const text = response.json<Json>().message;
-            if (typeof text === 'string') {
-                message = `${message}: ${text.slice(0, 200)}`;
-            }
-        }
-        catch { }
-
-        const code: GitProviderErrorCode =
-            response.status === 401 ? 'unauthorized'
-                : response.status === 403 && response.headers['x-ratelimit-remaining'] === '0' ? 'rate_limited'
-                    : response.status === 429 ? 'rate_limited'
-                        : response.status === 403 ? 'forbidden'
-                            : response.status === 404 ? 'not_found'
-                                : response.status === 409 ? 'conflict'
-                                    : response.status === 422 ? 'invalid'
-                                        : 'unavailable';
-        return new GitProviderError('github', code, message);
-    }
+function repository(repo: GhRepo): GitRepository {
+    return {
+        fullName: repo.full_name,
+        owner: repo.owner.login,
+        name: repo.name,
+        private: !!repo.private,
+        defaultBranch: repo.default_branch ?? null,
+        url: repo.html_url,
+        updatedAt: repo.updated_at ?? null
+    };
 }

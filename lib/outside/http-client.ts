@@ -136,7 +136,8 @@ export class OutsideClient {
         return new Promise((resolve, reject) => {
             const req = transport.request(url, {
                 method: request.method,
-                headers: { 'user-agent': `hostless (${service})`, ...request.headers },
+                // A body carries its length: Node frames no body of a DELETE (or GET) unless told, and servers drop it.
+                headers: { 'user-agent': `hostless (${service})`, ...request.headers, ...(request.body !== undefined ? { 'content-length': String(Buffer.byteLength(request.body)) } : {}) },
                 lookup: this.policy.lookup(),
                 timeout: request.timeoutMs ?? timeoutMs
             }, (res) => {

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { ModelClass } from 'objection';
 
 import { BaseModel } from '../db/model';
+import type { PlatformEvents } from '../events';
 import { newId } from '../ids';
 import type { Page } from '../pagination';
 import type { JobContext } from '../queue/types';
@@ -94,6 +95,7 @@ export interface DeploymentEngineOptions {
     lists: Lists;
     links: DatabaseLinks;
     enqueue(trx: Knex.Transaction, deploymentId: string): Promise<void>;
+    events?: PlatformEvents;                                    // told `deployment.live` and `deployment.failed`, in the change's transaction
 }
 
 export class DeploymentEngine {
@@ -232,6 +234,7 @@ export class DeploymentEngine {
 
             await Deployment.query(trx).patch({ status: 'superseded', updatedAt: now }).where({ resource_id: resource.id, status: 'live' }).whereNot({ id: deploymentId }).modify(lane);
             await Deployment.query(trx).patch({ status: 'live', finishedAt: now, updatedAt: now }).where({ id: deploymentId }).whereIn('status', IN_PROGRESS as DeploymentStatus[]);
+            await this.announce(trx, deployment, resource, 'live');
             if (deployment.reviewAppId) {
                 await adapter.onReview?.(trx, deployment, 'live');
                 return 'live';
@@ -252,6 +255,7 @@ export class DeploymentEngine {
             const now = nowIso();
             const deployment = (await Deployment.query(trx).findById(deploymentId))!;
             await Deployment.query(trx).patch({ status: 'failed', error: reason, finishedAt: now, updatedAt: now }).where({ id: deploymentId });
+            await this.announce(trx, deployment, resource, 'failed', reason);
             if (deployment.reviewAppId) {
                 await adapter.onReview?.(trx, deployment, 'failed');
             }
@@ -260,6 +264,18 @@ export class DeploymentEngine {
             }
 
             await this.log(trx, deployment, 'build', 'error', `Deployment failed: ${reason}`);
+        });
+    }
+
+    private async announce(trx: Knex.Transaction, deployment: Deployment, resource: RuntimeResource, outcome: 'live' | 'failed', reason?: string): Promise<void> {
+        await this.options.events?.emit(trx, {
+            type: outcome === 'live' ? 'deployment.live' : 'deployment.failed',
+            projectId: deployment.projectId,
+            resource: { type: deployment.resourceType, id: resource.id, name: resource.name },
+            data: {
+                deploymentId: deployment.id, trigger: deployment.trigger, branch: deployment.branch, commitSha: deployment.commitSha,
+                reviewAppId: deployment.reviewAppId, ...(reason ? { error: reason } : {})
+            }
         });
     }
 

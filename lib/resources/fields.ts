@@ -1,5 +1,6 @@
 import Joi from 'joi';
 
+import { REPOSITORY_NAME } from '../git/provider';
 import { PLAN_NAMES, PLANS, REGIONS, type PlanName } from '../plans';
 import { ENV_NAME } from '../service-file/schema';
 import { fields } from '../validation';
@@ -44,7 +45,11 @@ export const branchName = () => fields.text(255).pattern(/^[^\s~^:?*[\\]+$/, 'br
 
 export const repository = Joi.object<RepositoryInput, true>({
     provider: Joi.string().valid('github', 'gitlab', 'bitbucket').required(),
-    repo: Joi.string().pattern(/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/, 'owner/name repository').required().description('owner/name'),
+    repo: Joi.string().required().when('provider', {
+        is: 'gitlab',
+        then: Joi.string().pattern(REPOSITORY_NAME.nested, 'group/name repository'),
+        otherwise: Joi.string().pattern(REPOSITORY_NAME.twoParts, 'owner/name repository')
+    }).description('owner/name (GitLab: group/name or group/subgroup/name)'),
     branch: branchName().required()
 }).description('The Git repository it builds from.');
 

@@ -2,7 +2,9 @@ import type { Knex } from 'knex';
 
 import type { FastReader } from '../db/fast-reader';
 import type { Invitations } from '../invitations';
+import { PlatformEvents } from '../events';
 import { GitAccess } from '../git/access';
+import { gitHosts, type GitHostsSettings } from '../git/hosts';
 import type { DnsProbe } from '../outside/dns-probe';
 import type { JobQueue } from '../queue/types';
 import type { RuntimeDriver } from '../runtime/driver';
@@ -31,9 +33,10 @@ export interface RuntimeServicesOptions {
     driver: RuntimeDriver;
     sealKey: Buffer;                                            // seals environment variable values and provider tokens
     dns: DnsProbe;
-    githubApiUrl: string;
+    git: GitHostsSettings;
     outboundAllowlist: readonly string[];
     invitations: Invitations;                                   // how collaborators are invited (lib/invitations.ts)
+    events?: PlatformEvents;                                    // where deployments, cron runs (and other changes) are told (lib/events.ts)
     clock?: Clock;                                              // what the scheduler reads as now (tests move it)
     onError?: (err: unknown) => void;
     reservedNames?: readonly string[];                          // names the edge's name space refuses (see lib/edge/hosts.ts)
@@ -58,6 +61,7 @@ export interface RuntimeServices {
     scheduler: Scheduler;
     edgeNames: EdgeNames;
     links: DatabaseLinks;
+    events: PlatformEvents;
 }
 
 export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeServices {
@@ -67,8 +71,9 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
     const envVars = new EnvVars(knex, options.sealKey);
     const allocation = new Allocation();
     const links = new DatabaseLinks();
+    const events = options.events ?? new PlatformEvents();
     const deployments = new DeploymentEngine({
-        knex, driver, logs, envVars, allocation, lists, links,
+        knex, driver, logs, envVars, allocation, lists, links, events,
         enqueue: async (trx, deploymentId) => {
             await queue.enqueue(DEPLOY_JOB, { deploymentId }, { trx, idempotencyKey: `deployment:${deploymentId}` });
         }
@@ -88,9 +93,10 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
         scaling: new Scaling(knex, (kind) => deployments.driverOf(kind), allocation),
         search: new Search(knex, logs, envVars),
         traces: new Traces(knex),
-        git: new GitAccess({ knex, sealKey: options.sealKey, githubApiUrl: options.githubApiUrl, allowlist: options.outboundAllowlist }),
-        scheduler: new Scheduler({ knex, queue, driver, logs, lists, ...(options.clock ? { clock: options.clock } : {}), ...(options.onError ? { onError: options.onError } : {}) }),
+        git: new GitAccess({ knex, sealKey: options.sealKey, hosts: gitHosts(options.git, options.outboundAllowlist) }),
+        scheduler: new Scheduler({ knex, queue, driver, logs, lists, events, ...(options.clock ? { clock: options.clock } : {}), ...(options.onError ? { onError: options.onError } : {}) }),
         edgeNames: new EdgeNames(options.reservedNames),
-        links
+        links,
+        events
     };
 }

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 
 import { DEFAULT_TIME_ZONE, latestRun, nextRun } from '../cron';
 import { isUniqueViolation } from '../db/errors';
+import type { PlatformEvents } from '../events';
 import { newId } from '../ids';
 import type { Lists, PageRequest } from '../lists';
 import type { Page } from '../pagination';
@@ -24,6 +25,7 @@ export const RUN_JOB = 'cron.run';
 export interface RunWork {
     target: DriverTarget;
     command: string;
+    label?: string;                                             // what events call the job (default: the target's name)
 }
 
 export interface ScheduleSource {
@@ -46,6 +48,7 @@ export interface SchedulerOptions {
     batch?: number;                                             // due jobs claimed per source per read (default 100)
     pollMs?: number;                                            // the longest a running scheduler waits between ticks (default 5 s)
     onError?: (err: unknown) => void;
+    events?: PlatformEvents;                                    // told of each run's outcome (cron-run.succeeded, cron-run.failed)
 }
 
 /** A job as a tick reads it. */
@@ -187,8 +190,19 @@ export class Scheduler {
             return;
         }
 
-        const finishedAt = await this.finish(run, exitCode === null ? 'recorded' : exitCode === 0 ? 'succeeded' : 'failed', exitCode);
-        await knex(source.table).where({ id: run.jobId }).update({ last_run_at: finishedAt });
+        const status: RunStatus = exitCode === null ? 'recorded' : exitCode === 0 ? 'succeeded' : 'failed';
+        await knex.transaction(async (trx) => {
+            const finishedAt = await this.finish(run, status, exitCode, trx);
+            await trx(source.table).where({ id: run.jobId }).update({ last_run_at: finishedAt });
+            // A run the driver did not execute (records) has no outcome to tell.
+            if (status !== 'recorded' && this.options.events) {
+                await this.options.events.emit(trx, {
+                    type: status === 'succeeded' ? 'cron-run.succeeded' : 'cron-run.failed', projectId: run.projectId,
+                    resource: { type: source.type, id: run.jobId, name: work.label ?? work.target.name },
+                    data: { runId: run.id, trigger: run.trigger, exitCode }
+                });
+            }
+        });
     }
 
     get started(): boolean {
@@ -354,9 +368,9 @@ export class Scheduler {
         };
     }
 
-    private async finish(run: CronRun, status: RunStatus, exitCode: number | null): Promise<string> {
+    private async finish(run: CronRun, status: RunStatus, exitCode: number | null, db: Knex = this.options.knex): Promise<string> {
         const finishedAt = this.clock.now().toISOString();
-        await CronRun.query(this.options.knex).patch({ status, exitCode, finishedAt }).where({ id: run.id });
+        await CronRun.query(db).patch({ status, exitCode, finishedAt }).where({ id: run.id });
         return finishedAt;
     }
 

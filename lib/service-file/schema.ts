@@ -1,5 +1,6 @@
 import Joi from 'joi';
 
+import { REPOSITORY_NAME } from '../git/provider';
 import { PLAN_NAMES, REGIONS, type PlanName } from '../plans';
 import { dnsLabel } from '../validation';
 
@@ -39,7 +40,9 @@ export const serviceFileSchema = Joi.object({
         start: Joi.string().max(2000),
         repository: Joi.object({
             provider: Joi.string().valid('github', 'gitlab', 'bitbucket').required(),
-            repo: Joi.string().pattern(/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/, 'owner/name').required(),
+            repo: Joi.string().required().when('provider', {
+                is: 'gitlab', then: Joi.string().pattern(REPOSITORY_NAME.nested, 'group/name'), otherwise: Joi.string().pattern(REPOSITORY_NAME.twoParts, 'owner/name')
+            }),
             branch: Joi.string().max(255).required()
         }),
         autoDeploy: Joi.boolean(),

@@ -14,6 +14,8 @@ import type { MultipartForm, MultipartSpec } from '../multipart';
 import type { Edge } from '../edge/edge';
 import type { EdgeMeter } from '../edge/meter';
 import type { FileStore } from '../edge/store';
+import type { PlatformEvents } from '../events';
+import type { Integrations } from '../integrations/service';
 
 declare module '@hapi/hapi' {
     interface UserCredentials {
@@ -51,6 +53,8 @@ declare module '@hapi/hapi' {
         'hostless-jobs': { queue: JobQueue; mode: 'all' | 'api' | 'worker' };
         'hostless-notifications': { outbox: Outbox };
         'hostless-invitations': { invitations: Invitations };
+        'hostless-events': { events: PlatformEvents };
+        'hostless-integrations': { integrations: Integrations };
     }
 
     interface PluginsStates {

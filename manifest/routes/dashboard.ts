@@ -1,4 +1,5 @@
 import type { RouteTable } from '../../lib/route-table';
+import { dashboardGitRows } from './dashboard-git';
 import { dashboardOAuthRows } from './dashboard-oauth';
 import { form, page, signedOut } from './dashboard-rows';
 
@@ -41,6 +42,7 @@ export const dashboardTable: RouteTable = {
         form('dashboard.invitations.decline', '/dashboard/invitations/{invitationId}/decline', 'Decline (or dismiss) an invitation.', invitation),
         page('dashboard.notifications', '/dashboard/account/notifications', 'The notification categories the user receives, security messages always on.'),
         form('dashboard.notifications.save', '/dashboard/account/notifications', 'Save which notification categories the user receives.'),
+        ...dashboardGitRows,
         page('dashboard.assets', '/dashboard/assets/{file*}', 'The dashboard\'s stylesheet and script.', { status: 200, params: { 'file*': 'dashboard.css' } }),
         page('dashboard.notFound', '/dashboard/{path*}', 'Any other dashboard path: a 404 page.', { status: 404, params: { 'path*': 'nowhere' } }),
         page('docs.index', '/docs', 'The documentation\'s index page.', { status: 200 }),

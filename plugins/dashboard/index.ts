@@ -15,6 +15,7 @@ import { connectedAppRoutes } from './routes/connected-apps';
 import { consentRoutes } from './routes/consent';
 import { docsRoutes } from './routes/docs';
 import { invitationRoutes } from './routes/invitations';
+import { gitRoutes } from './routes/git';
 import { keyRoutes } from './routes/keys';
 import { memberRoutes } from './routes/members';
 import { notificationRoutes } from './routes/notifications';
@@ -31,12 +32,14 @@ export interface DashboardPluginOptions {
     cookiePassword: string;                                     // seals the session cookie (iron); derived from SESSION_SECRET
     secureCookies: boolean;                                     // true behind https: the cookie is sent over https only
     docsDir: string;                                            // the markdown pages served at /docs
+    gitAuthorizeOrigins?: readonly string[];                    // where the Git page's connect buttons send the browser
 }
 
 const schema = Joi.object({
     cookiePassword: Joi.string().min(32).required(),
     secureCookies: Joi.boolean().required(),
-    docsDir: Joi.string().required()
+    docsDir: Joi.string().required(),
+    gitAuthorizeOrigins: Joi.array().items(Joi.string().uri({ scheme: ['http', 'https'] })).default([])
 });
 
 const PUBLIC_DIR = Path.join(__dirname, 'public');
@@ -73,6 +76,7 @@ export const dashboardPlugin: FamilyPlugin<DashboardPluginOptions> = {
             ...consentRoutes(deps),
             ...connectedAppRoutes(deps),
             ...oauthClientRoutes(deps),
+            ...gitRoutes(deps, options.gitAuthorizeOrigins ?? []),
             'dashboard.assets': {
                 validate: { params: Joi.object({ file: Joi.string().pattern(/^[a-z0-9-]+\.(css|js)$/).required() }) },
                 handler: (request, h) => h.file(Path.join(PUBLIC_DIR, request.params.file as string), { confine: PUBLIC_DIR })

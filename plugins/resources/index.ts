@@ -3,6 +3,7 @@ import Hoek from '@hapi/hoek';
 import type { Knex } from 'knex';
 
 import { deriveKey } from '../../lib/crypto';
+import type { GitHostsSettings } from '../../lib/git/hosts';
 import { DnsProbe } from '../../lib/outside/dns-probe';
 import { DEPLOY_JOB } from '../../lib/resources/deployments';
 import { VERIFY_JOB } from '../../lib/resources/domains';
@@ -19,7 +20,7 @@ export interface ResourcesPluginOptions {
     knex: Knex;
     encryptionKey: string;
     driver: RuntimeDriver;
-    githubApiUrl: string;
+    git: GitHostsSettings;
     outboundAllowlist: readonly string[];
     dnsServers?: readonly string[];
     clock?: Clock;                                              // what the scheduler reads as now (default: the system's)
@@ -28,7 +29,7 @@ export interface ResourcesPluginOptions {
 
 export const resourcesPlugin: NamedPlugin<ResourcesPluginOptions> = {
     name: 'hostless-resources',
-    dependencies: ['hostless-auth', 'hostless-jobs', 'hostless-invitations'],
+    dependencies: ['hostless-auth', 'hostless-jobs', 'hostless-invitations', 'hostless-events'],
     register(server, options) {
         const { queue } = server.plugins['hostless-jobs'];
         Hoek.assert(server.plugins['hostless-invitations'], 'Register the hostless-invitations plugin before the resources plugin: collaborators join by accepting an invitation');
@@ -40,9 +41,10 @@ export const resourcesPlugin: NamedPlugin<ResourcesPluginOptions> = {
             driver: options.driver,
             sealKey: deriveKey(options.encryptionKey, 'secrets-at-rest'),
             dns: new DnsProbe({ ...(options.dnsServers ? { servers: options.dnsServers } : {}) }),
-            githubApiUrl: options.githubApiUrl,
+            git: options.git,
             outboundAllowlist: options.outboundAllowlist,
             invitations: server.plugins['hostless-invitations'].invitations,
+            events: server.plugins['hostless-events'].events,
             ...(options.clock ? { clock: options.clock } : {}),
             onError: (err) => server.log(['error', 'scheduler'], err as Error),
             ...(options.reservedNames ? { reservedNames: options.reservedNames } : {})

@@ -2,11 +2,14 @@ import * as Crypto from 'node:crypto';
 
 import type { Request, ResponseToolkit } from '@hapi/hapi';
 
+import { bearer, fakeOAuth, type FakeOAuth, type FakeOAuthOptions } from './fake-oauth';
 import { fakeService, type FakeService } from './fake-service';
 
 // GitHub's REST API as far as the platform uses it, in memory: the user and their organisations, repositories with
-// branches, commits and files, pull requests, bearer-token auth, page/per_page pagination with Link headers, and a
-// switch that makes it answer like an exhausted rate limit.
+// branches, commits and files, pull requests, bearer-token auth, page/per_page pagination with Link headers, and
+// switches that make it answer like an exhausted rate limit or like an outage. Its OAuth app: the token endpoint
+// (`/login/oauth/access_token`, answering a bad code with 200 and `error` as GitHub does) and token revocation
+// (`DELETE /applications/{client_id}/token`); `oauth.approve(login)` mints the code a user's approval would.
 interface Commit {
     sha: string;
     message: string;
@@ -28,6 +31,8 @@ export interface FakeGitHub extends FakeService {
     token: string;
     login: string;
     rateLimited: boolean;
+    down: boolean;
+    oauth: FakeOAuth;
     addOrg(login: string): void;
     addRepo(fullName: string, options?: { private?: boolean; files?: Record<string, string>; branch?: string }): void;
     addCommit(fullName: string, branch: string, message: string, files?: Record<string, string>): string;
@@ -35,14 +40,15 @@ export interface FakeGitHub extends FakeService {
     file(fullName: string, branch: string, path: string): string | undefined;
 }
 
-export async function fakeGitHub(options: { login?: string; token?: string } = {}): Promise<FakeGitHub> {
+export async function fakeGitHub(options: { login?: string; token?: string; oauth?: Partial<FakeOAuthOptions> } = {}): Promise<FakeGitHub> {
     const login = options.login ?? 'octo-dev';
     const token = options.token ?? `ghp_${Crypto.randomBytes(18).toString('hex')}`;
     const orgs: string[] = [];
     const repos = new Map<string, Repo>();
     const commits = new Map<string, Commit>();
     let updatedAt = Date.parse('2026-01-01T00:00:00Z');
-    const state = { rateLimited: false };
+    const state = { rateLimited: false, down: false };
+    const oauth = fakeOAuth({ clientAuth: 'body', expiresIn: null, refresh: false, refusal: 'github', prefix: 'gho_', ...options.oauth });
 
     const commit = (message: string, parent: string | null, files: Map<string, string>) => {
         const sha = Crypto.createHash('sha1').update(`${message}:${parent}:${Math.random()}`).digest('hex');
@@ -80,6 +86,31 @@ export async function fakeGitHub(options: { login?: string; token?: string } = {
     };
 
     const service = await fakeService([
+        // The authorization page, as a user who approves at once: back to the redirect URI with a code and the state.
+        {
+            method: 'GET', path: '/login/oauth/authorize', handler: (request, h) => {
+                const query = request.query as Record<string, string>;
+                if (query.client_id !== oauth.clientId || !query.redirect_uri) {
+                    return h.response('The client is not registered').code(404);
+                }
+
+                const back = new URL(query.redirect_uri);
+                back.searchParams.set('code', oauth.approve(login));
+                back.searchParams.set('state', query.state ?? '');
+                return h.redirect(back.href);
+            }
+        },
+        { method: 'POST', path: '/login/oauth/access_token', handler: (request, h) => oauth.tokenHandler(request, h) },
+        {
+            method: 'DELETE', path: '/applications/{clientId}/token', handler: (request, h) => {
+                const basic = Buffer.from(String(request.headers.authorization ?? '').replace(/^Basic /, ''), 'base64').toString();
+                if (request.params.clientId !== oauth.clientId || basic !== `${oauth.clientId}:${oauth.clientSecret}`) {
+                    return h.response({ message: 'Not Found' }).code(404);
+                }
+
+                return oauth.revoke(String((request.payload as { access_token?: string } | null)?.access_token)) ? h.response().code(204) : h.response({ message: 'Not Found' }).code(404);
+            }
+        },
         { method: 'GET', path: '/user', handler: () => ({ login, name: 'Octo Dev', type: 'User' }) },
         { method: 'GET', path: '/user/orgs', handler: (request, h) => page(request, h, orgs.map((org) => ({ login: org }))) },
         { method: 'GET', path: '/user/repos', handler: (request, h) => page(request, h, [...repos.values()].filter((repo) => repo.owner === login).map(repoJson)) },
@@ -153,7 +184,15 @@ export async function fakeGitHub(options: { login?: string; token?: string } = {
     ]);
 
     service.server.ext('onPreHandler', (request, h) => {
-        if (request.headers.authorization !== `Bearer ${token}`) {
+        if (state.down) {
+            return h.response({ message: 'Service Unavailable' }).code(503).takeover();
+        }
+
+        if (request.path.startsWith('/login/oauth/') || request.path.startsWith('/applications/')) {
+            return h.continue;
+        }
+
+        if (request.headers.authorization !== `Bearer ${token}` && !oauth.valid(bearer(request))) {
             return h.response({ message: 'Bad credentials' }).code(401).takeover();
         }
 
@@ -168,6 +207,8 @@ export async function fakeGitHub(options: { login?: string; token?: string } = {
         token,
         login,
         rateLimited: false,
+        down: false,
+        oauth,
         addOrg: (org: string) => void orgs.push(org),
         addRepo: (fullName: string, repoOptions: { private?: boolean; files?: Record<string, string>; branch?: string } = {}) => {
             const [owner, name] = fullName.split('/') as [string, string];
@@ -196,5 +237,6 @@ export async function fakeGitHub(options: { login?: string; token?: string } = {
 
     // Object.assign copies values, not accessors: the switch is defined on the result.
     Object.defineProperty(fake, 'rateLimited', { get: () => state.rateLimited, set: (value: boolean) => void (state.rateLimited = value) });
+    Object.defineProperty(fake, 'down', { get: () => state.down, set: (value: boolean) => void (state.down = value) });
     return fake;
 }

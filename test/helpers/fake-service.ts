@@ -23,7 +23,11 @@ export async function fakeService(routes: Hapi.ServerRoute[]): Promise<FakeServi
         requests.push({ method: request.method.toUpperCase(), path: request.url.pathname + request.url.search, headers: { ...request.headers } as RecordedRequest["headers"], payload: request.payload });
         return h.continue;
     });
-    server.route(routes.map((route) => ({ ...route, options: { ...route.options, payload: route.method === 'GET' ? undefined : { parse: true, failAction: 'ignore' } as never } })));
+    // A route may ask for more of its body (multipart forms); every body is parsed, and a bad one is not refused.
+    server.route(routes.map((route) => {
+        const own = (route.options as { payload?: object } | undefined)?.payload;
+        return { ...route, options: { ...route.options, payload: route.method === 'GET' ? undefined : { parse: true, failAction: 'ignore', ...own } as never } };
+    }));
     await server.start();
     return { url: server.info.uri, requests, server, stop: () => server.stop() };
 }

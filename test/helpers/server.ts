@@ -50,7 +50,10 @@ export function testConfig(dataDir: string, overrides: Partial<Config> = {}): Co
         jobs: { mode: 'api', concurrency: 4 },                  // tests start workers themselves when they need them
         securityEventRetentionDays: 365,
         outbound: { allowlist: [] },
-        github: { apiUrl: 'https://api.github.com' },
+        github: { apiUrl: 'https://api.github.com', clientId: 'test-github-client', clientSecret: 'test-github-secret' },
+        gitlab: { url: 'https://gitlab.com', clientId: 'test-gitlab-client', clientSecret: 'test-gitlab-secret' },
+        bitbucket: { edition: 'cloud', url: 'https://bitbucket.org', apiUrl: 'https://api.bitbucket.org/2.0', clientId: 'test-bitbucket-client', clientSecret: 'test-bitbucket-secret' },
+        slack: { webhookHosts: ['hooks.slack.com', '127.0.0.1'], allowHttpLoopback: true },  // tests only: plain http to a fake Slack on 127.0.0.1
         runtime: { driver: 'records', recordsStepDelayMs: 0 },
         prices: DEFAULT_PRICE_LIST,
         dnsServers: [],

@@ -36,25 +36,33 @@ describe('GitHub adapter', () => {
     });
 
     it('lists the user and their organisations as accounts', async () => {
-        expect(await adapter.listAccounts()).to.equal([
-            { login: 'ada', type: 'user', name: 'Octo Dev' },
-            { login: 'acme', type: 'organization', name: null }
-        ]);
+        expect(await adapter.accounts({ limit: 30 })).to.equal({
+            items: [{ login: 'ada', type: 'user', name: 'Octo Dev' }, { login: 'acme', type: 'organization', name: null }],
+            next: null
+        });
         expect(github.requests.at(-1)!.headers).to.include({ authorization: `Bearer ${github.token}`, accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28' });
     });
 
-    it('lists repositories of the user and of an organisation, across pages', async () => {
-        const own = await adapter.listRepositories('ada');
-        expect(own.map((repo) => repo.fullName)).to.equal(['ada/site']);
-        expect(own[0]).to.include({ owner: 'ada', name: 'site', private: false, defaultBranch: 'main' });
+    it('lists repositories of the user and of an organisation, page by page as GitHub pages them', async () => {
+        const own = await adapter.repositories('ada', { limit: 30 });
+        expect(own.items.map((repo) => repo.fullName)).to.equal(['ada/site']);
+        expect(own.items[0]).to.include({ owner: 'ada', name: 'site', private: false, defaultBranch: 'main' });
+        expect(own.next).to.be.null();
 
-        const org = await adapter.listRepositories('acme');
-        expect(org).to.have.length(131);
-        expect(org.find((repo) => repo.fullName === 'acme/api')!.private).to.be.true();
+        const first = await adapter.repositories('acme', { limit: 100 });
+        expect(first.items).to.have.length(100);
+        expect(first.next).to.equal('2');
+        const second = await adapter.repositories('acme', { limit: 100, cursor: first.next! });
+        expect(second.items).to.have.length(31);
+        expect(second.next).to.be.null();
+        expect([...first.items, ...second.items].find((repo) => repo.fullName === 'acme/api')!.private).to.be.true();
         expect(github.requests.filter((r) => r.path.startsWith('/orgs/acme/repos')).map((r) => r.path)).to.equal([
             '/orgs/acme/repos?sort=updated&per_page=100',
             '/orgs/acme/repos?sort=updated&per_page=100&page=2'
         ]);
+        const mine = await adapter.repositories(null, { limit: 5 });
+        expect(mine.items.map((repo) => repo.fullName)).to.equal(['ada/site']);
+        expect(github.requests.at(-1)!.path).to.equal('/user/repos?affiliation=owner,collaborator,organization_member&sort=updated&per_page=5');
     });
 
     it('lists branches, commits newest first, and pull requests with their state', async () => {
@@ -80,7 +88,7 @@ describe('GitHub adapter', () => {
 
     it('maps GitHub\'s refusals to stable codes without the token', async () => {
         const stranger = new GitHubProvider({ baseUrl: github.url, token: 'ghp_wrongwrongwrong', client: new OutsideClient({ service: 'github', allowlist: ['127.0.0.1'] }) });
-        const unauthorized = await expect(stranger.listAccounts()).to.reject(GitProviderError);
+        const unauthorized = await expect(stranger.currentUser()).to.reject(GitProviderError);
         expect(unauthorized).to.include({ code: 'unauthorized' });
         expect(unauthorized.message).to.not.include('ghp_wrong');
 
@@ -89,7 +97,7 @@ describe('GitHub adapter', () => {
 
         github.rateLimited = true;
         try {
-            expect(await expect(adapter.listAccounts()).to.reject(GitProviderError)).to.include({ code: 'rate_limited' });
+            expect(await expect(adapter.currentUser()).to.reject(GitProviderError)).to.include({ code: 'rate_limited' });
         }
         finally {
             github.rateLimited = false;
@@ -98,6 +106,6 @@ describe('GitHub adapter', () => {
 
     it('is refused a GitHub on a private address unless the operator allows it', async () => {
         const unallowed = new GitHubProvider({ baseUrl: github.url, token: github.token, client: new OutsideClient({ service: 'github' }) });
-        expect(await expect(unallowed.listAccounts()).to.reject(OutsideServiceError)).to.include({ code: 'refused_destination' });
+        expect(await expect(unallowed.currentUser()).to.reject(OutsideServiceError)).to.include({ code: 'refused_destination' });
     });
 });

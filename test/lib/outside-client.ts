@@ -29,7 +29,8 @@ describe('outside-service client', () => {
             { method: 'GET', path: '/flaky', handler: (_r, h) => ++hits < 3 ? h.response({ busy: true }).code(503) : { ok: true } },
             { method: 'POST', path: '/flaky-post', handler: (_r, h) => (++hits, h.response({ busy: true }).code(503)) },
             { method: 'GET', path: '/slow', handler: () => new Promise((resolve) => setTimeout(() => resolve({ late: true }), 500)) },
-            { method: 'GET', path: '/big', handler: () => 'x'.repeat(200_000) }
+            { method: 'GET', path: '/big', handler: () => 'x'.repeat(200_000) },
+            { method: 'DELETE', path: '/echo', handler: (request) => ({ received: request.payload }) }
         ]);
     });
 
@@ -94,6 +95,11 @@ describe('outside-service client', () => {
         const post = await client({ retries: 2 }).request({ method: 'POST', url: `${fake.url}/flaky-post`, body: '{}', headers: { 'content-type': 'application/json' } });
         expect(post.status).to.equal(503);
         expect(hits).to.equal(1);
+    });
+
+    it('sends the body of a DELETE with its length, so the receiver reads it', async () => {
+        const answer = await client().request({ method: 'DELETE', url: `${fake.url}/echo`, body: JSON.stringify({ access_token: 'gone' }), headers: { 'content-type': 'application/json' } });
+        expect(answer.json()).to.equal({ received: { access_token: 'gone' } });
     });
 
     it('times out, and caps the size of an answer', async () => {

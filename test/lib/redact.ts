@@ -37,6 +37,13 @@ describe('redact', () => {
         expect(redact('https://example.com/a:b@c and postgres://user@host/db')).to.equal('https://example.com/a:b@c and postgres://user@host/db');
     });
 
+    it('cuts out Git hosts\' tokens and the secret path of a Slack webhook', () => {
+        expect(redact('token gho_16C7e42F292c6912E7710c838347Ae178B4a used')).to.equal('token [redacted] used');
+        expect(redact('pat github_pat_11ABCDEFG0abcdefghijklmnopqrstuvwxyz')).to.equal('pat [redacted]');
+        expect(redact('gitlab glpat-xxxxxxxxxxxxxxxxxxxx1234 here')).to.equal('gitlab [redacted] here');
+        expect(redact('POST https://hooks.slack.com/services/T0001/B0001/XXXXXXXXXXXXXXXX failed')).to.equal('POST https://hooks.slack.com/services/[redacted] failed');
+    });
+
     it('leaves ordinary words, identifiers, hashes and mistyped shapes alone', () => {
         const { prefix, secret } = generateApiKey();
         const ordinary = [

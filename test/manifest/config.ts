@@ -69,6 +69,30 @@ describe('configuration', () => {
         expect(config.mcpPublicUrl).to.equal('http://localhost:4001');
     });
 
+    it('reads the Git hosts: public ones by default, Enterprise and self-managed ones from their URLs', () => {
+        const defaults = loadConfig({ DATA_DIR: tmp() });
+        expect(defaults.github).to.equal({ webUrl: 'https://github.com', apiUrl: 'https://api.github.com', clientId: null, clientSecret: null });
+        expect(defaults.gitlab).to.equal({ url: 'https://gitlab.com', clientId: null, clientSecret: null });
+        expect(defaults.bitbucket).to.equal({ edition: 'cloud', url: 'https://bitbucket.org', apiUrl: 'https://api.bitbucket.org/2.0', clientId: null, clientSecret: null });
+        expect(defaults.slack).to.equal({ webhookHosts: ['hooks.slack.com'], allowHttpLoopback: false });
+
+        const own = loadConfig({
+            DATA_DIR: tmp(), GITHUB_URL: 'https://github.example.com/', GITHUB_CLIENT_ID: 'Iv1.abc', GITHUB_CLIENT_SECRET: 'a-secret-of-forty',
+            GITLAB_URL: 'https://gitlab.example.com', BITBUCKET_EDITION: 'datacenter', BITBUCKET_URL: 'https://bitbucket.example.com',
+            SLACK_WEBHOOK_HOSTS: 'hooks.slack.com, Hooks.Slack-Gov.com', NODE_ENV: 'development'
+        });
+        expect(own.github).to.equal({ webUrl: 'https://github.example.com', apiUrl: 'https://github.example.com/api/v3', clientId: 'Iv1.abc', clientSecret: 'a-secret-of-forty' });
+        expect(own.gitlab.url).to.equal('https://gitlab.example.com');
+        expect(own.bitbucket).to.include({ edition: 'datacenter', url: 'https://bitbucket.example.com', apiUrl: 'https://bitbucket.example.com/rest/api/1.0' });
+        expect(own.slack).to.equal({ webhookHosts: ['hooks.slack.com', 'hooks.slack-gov.com'], allowHttpLoopback: false });
+    });
+
+    it('stops the boot when a Git host has a client id without its secret, or the reverse', () => {
+        expect(() => loadConfig({ DATA_DIR: tmp(), GITLAB_CLIENT_ID: 'abc' })).to.throw('GITLAB_CLIENT_SECRET is not set: set it to the secret of your GitLab OAuth application (set GITLAB_CLIENT_ID with it), or unset both to leave the host unconnected.');
+        expect(() => loadConfig({ DATA_DIR: tmp(), BITBUCKET_CLIENT_SECRET: 'a-long-secret' })).to.throw(/^BITBUCKET_CLIENT_ID is not set/);
+        expect(() => loadConfig({ DATA_DIR: tmp(), BITBUCKET_EDITION: 'server' })).to.throw(/^BITBUCKET_EDITION is not valid: set it to cloud \(bitbucket.org\) or datacenter/);
+    });
+
     it('reads the SMTP server and sender of notifications, with a sender on the public host by default', () => {
         expect(loadConfig({ DATA_DIR: tmp(), PUBLIC_URL: 'https://api.example.com' }).notifications)
             .to.equal({ smtpUrl: null, from: 'Hostless <no-reply@api.example.com>', retentionDays: 90 });

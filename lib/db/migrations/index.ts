@@ -13,6 +13,8 @@ import * as workers from './045-workers';
 import * as cronJobs from './046-cron-jobs';
 import * as databases from './050-databases';
 import * as virtualMachines from './051-virtual-machines';
+import * as gitConnections from './060-git-connections';
+import * as integrations from './061-integrations';
 
 // Migrations in order, imported rather than scanned, so they load the same under lab (.ts), from dist (.js) and
 // inside a host application that embeds the plugins.
@@ -29,5 +31,7 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; up: (knex: Knex) => Promi
     { name: '045-workers', ...workers },
     { name: '046-cron-jobs', ...cronJobs },
     { name: '050-databases', ...databases },
-    { name: '051-virtual-machines', ...virtualMachines }
+    { name: '051-virtual-machines', ...virtualMachines },
+    { name: '060-git-connections', ...gitConnections },
+    { name: '061-integrations', ...integrations }
 ];

@@ -40,7 +40,7 @@ export const appCronSource: ScheduleSource = {
     async load(db, jobId) {
         const job = await AppCronJob.query(db).findById(jobId);
         const app = job && await App.query(db).findById(job.appId);
-        return job && app ? { target: targetOf('app', app), command: job.command } : null;
+        return job && app ? { target: targetOf('app', app), command: job.command, label: `${app.name} / ${job.name}` } : null;
     }
 };
 

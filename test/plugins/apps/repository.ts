@@ -180,7 +180,7 @@ describe('app repository: commits, review apps and service files', () => {
             await connectGitHub(instance.server, owner.projectId, 'ghp_revoked_token');
             const res = await call('GET', `/v1/apps/${app.name}/commits`, owner.session);
             expect(res.statusCode).to.equal(409);
-            expect(res.result.message).to.equal('GitHub refused the project\'s connection: reconnect it');
+            expect(res.result.message).to.equal('GitHub refused the project\'s connection (the token was revoked or has expired): reconnect GitHub to the project with GET /v1/github/connect?projectId=<project>');
             expect(res.payload).to.not.include('ghp_revoked');
         });
     });
