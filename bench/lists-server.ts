@@ -15,6 +15,7 @@ import knexFactory, { type Knex } from 'knex';
 import { newId } from '../lib/ids';
 import { deployment } from '../manifest';
 import { loadConfig, type Config } from '../manifest/config';
+import { BENCH_RATE_LIMIT, serve } from './serve';
 
 const PROJECTS = 5;                                             // member projects per user, the personal one included
 export const SEARCH_WORD = 'upstream-timeout';                  // in 1% of the lines
@@ -87,7 +88,7 @@ async function userWithApps(server: Server, knex: Knex, label: string, perProjec
 
 /** An app with `lines` log lines written in bulk, 1% of them holding SEARCH_WORD. */
 async function appWithLogs(server: Server, knex: Knex, owner: { session: string; projects: string[] }, name: string, lines: number): Promise<void> {
-    const projectId = owner.projects[0]!;
+    const projectId = owner.projects[0];
     const app = await inject<{ id: string }>(server, 'POST', '/v1/apps', owner.session, { name, projectId });
     const start = Date.parse('2026-02-01T00:00:00.000Z');
     const batch = 2000;
@@ -112,7 +113,7 @@ async function main(): Promise<void> {
     const largeLines = Number(process.env.BENCH_LARGE_LINES ?? 1_000_000);
     const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), 'hostless-bench-lists-'));
     const db = await database(kind);
-    const config = { ...loadConfig({ DATA_DIR: dataDir, PASSWORD_HASH_COST: '1024' }), port: 0, ...db.config };
+    const config = { ...loadConfig({ DATA_DIR: dataDir, PASSWORD_HASH_COST: '1024', RATE_LIMIT_CREDENTIAL: BENCH_RATE_LIMIT }), port: 0, ...db.config };
     const server = await deployment({ config, log: () => { } });
     const knex = server.app.knex;
 
@@ -132,14 +133,10 @@ async function main(): Promise<void> {
         logApps: { small: 'logs-small', large: 'logs-large' },
         counts: { smallApps: 100, largeApps: large, smallLines: 10_000, largeLines }
     };
-    process.send!(filled);
-    process.on('message', async (message) => {
-        if (message === 'stop') {
-            await server.stop();
-            await db.drop();
-            Fs.rmSync(dataDir, { recursive: true, force: true });
-            process.exit(0);
-        }
+    serve(filled, async () => {
+        await server.stop();
+        await db.drop();
+        Fs.rmSync(dataDir, { recursive: true, force: true });
     });
 }
 

@@ -42,9 +42,9 @@ export function introspection(credentials: Pick<Access, 'user' | 'via' | 'creden
     return { userId: credentials.user.id, via: credentials.via, credentialId: credentials.credentialId, scopes: credentials.scopes, isAdmin: credentials.user.isAdmin };
 }
 
-/** Where a request came from, for the security event log. Forwarded-for headers are not trusted. */
+/** Where a request came from, for the security event log: X-Forwarded-For only from a trusted proxy (TRUSTED_PROXIES). */
 export function origin<Refs extends ReqRef>(request: Request<Refs>): { ip: string | null } {
-    return { ip: request.info.remoteAddress || null };
+    return { ip: typeof request.clientAddress === 'function' ? request.clientAddress() : request.info.remoteAddress || null };
 }
 
 /**

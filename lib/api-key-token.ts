@@ -21,10 +21,36 @@ export function checksum(prefix: string, body: string): string {
 }
 
 export function generateApiKey(): { token: string; prefix: string; secret: string } {
-    const prefix = randomBase62(PREFIX_LENGTH);
+    return newSecret(randomBase62(PREFIX_LENGTH));
+}
+
+/** A new secret for an existing prefix (a roll): the key keeps its public prefix. */
+export function newSecret(prefix: string): { token: string; prefix: string; secret: string } {
     const body = randomBase62(BODY_LENGTH);
     const secret = body + checksum(prefix, body);
     return { token: `${TOKEN_MARKER}_${prefix}_${secret}`, prefix, secret };
+}
+
+/** The pattern a secret scanner looks for (docs/secret-scanning.md): the tokens this server issues, exactly. */
+export const ISSUED_TOKEN_PATTERN = /\bsvk_[0-9A-Za-z]{10}_[0-9A-Za-z]{49}\b/;
+
+/** Why a text is or is not a well-formed token, offline (`npm run cli -- keys check`); never repeats the secret. */
+export function explainToken(text: string): { ok: true; prefix: string } | { ok: false; reason: string } {
+    const token = text.trim().replace(/^Bearer +/i, '');
+    if (!token.startsWith(`${TOKEN_MARKER}_`)) {
+        return { ok: false, reason: 'it does not start with svk_' };
+    }
+
+    const match = TOKEN_PATTERN.exec(token);
+    if (!match) {
+        return { ok: false, reason: 'it is not svk_<prefix>_<secret> in base62 characters of the right lengths (truncated, or with extra characters?)' };
+    }
+
+    if (!checked(match)) {
+        return { ok: false, reason: `its checksum does not match: a character of ${publicPrefix(match[1] ?? '')}_... was changed, or it was made up` };
+    }
+
+    return { ok: true, prefix: publicPrefix(match[1] ?? '') };
 }
 
 export function looksLikeApiKey(value: string): boolean {

@@ -5,7 +5,7 @@ import Joi from 'joi';
 // A glue-shaped manifest: server options plus an ordered plugin list with options. Validated once, never mutated.
 export interface Manifest {
     server: Hapi.ServerOptions;
-    register: { plugins: ReadonlyArray<{ plugin: Hapi.NamedPlugin<any>; options?: unknown }> };
+    register: { plugins: ReadonlyArray<{ plugin: Hapi.NamedPlugin<never>; options?: unknown }> };
 }
 
 const schema = Joi.object({
@@ -25,7 +25,7 @@ export async function compose(manifest: Manifest): Promise<Hapi.Server> {
 
     const server = Hapi.server({ ...manifest.server });
     for (const entry of manifest.register.plugins) {
-        const registration: Hapi.ServerRegisterPluginObject<any> = { plugin: entry.plugin, options: entry.options ?? {} };
+        const registration = { plugin: entry.plugin, options: entry.options ?? {} } as Hapi.ServerRegisterPluginObject<unknown>;
         await server.register(registration);
     }
 

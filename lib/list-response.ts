@@ -1,13 +1,28 @@
-import type { ReqRef, Request, ResponseToolkit } from '@hapi/hapi';
+import type { ReqRef, Request, ResponseObject, ResponseToolkit } from '@hapi/hapi';
 
+import type { JsonPage } from './lists';
 import type { Page } from './pagination';
 
 /** A list is a JSON array; when more remain, `Link: <next url>; rel="next"` carries the cursor. */
 export function respondWithPage<T, R, Refs extends ReqRef>(request: Request<Refs>, h: ResponseToolkit<Refs>, page: Page<T>, serialize: (item: T) => R) {
-    const response = h.response(page.items.map(serialize));
-    if (page.next) {
+    return linked(request, h.response(page.items.map(serialize)), page.next);
+}
+
+/**
+ * The same answer from a page the database wrote as JSON text (lib/json-shape.ts): sent as it is. An injected request
+ * (the MCP server and the dashboard in this process, tests) reads `result` as a value, so it gets the text parsed;
+ * hapi writes that back to the very same text.
+ */
+export function respondWithJsonPage<Refs extends ReqRef>(request: Request<Refs>, h: ResponseToolkit<Refs>, page: JsonPage) {
+    const injected = (request as unknown as { isInjected: boolean }).isInjected;     // hapi's, missing from its types
+    const response = injected ? h.response(JSON.parse(page.json) as object) : h.response(page.json).type('application/json');
+    return linked(request, response, page.next);
+}
+
+function linked<Refs extends ReqRef>(request: Request<Refs>, response: ResponseObject, next: string | null) {
+    if (next) {
         const url = new URL(request.url.href);
-        url.searchParams.set('cursor', page.next);
+        url.searchParams.set('cursor', next);
         response.header('link', `<${url.pathname}${url.search}>; rel="next"`);
     }
 

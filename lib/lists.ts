@@ -1,4 +1,5 @@
 import type { FastReader } from './db/fast-reader';
+import { jsonRowSql, type JsonField } from './json-shape';
 import { decodeCursor, encodeCursor, type Page } from './pagination';
 
 // Keyset pages, newest first then id, whose cost is the page and not the table, on SQLite and PostgreSQL alike.
@@ -10,6 +11,7 @@ import { decodeCursor, encodeCursor, type Page } from './pagination';
 const FIRST = ['9999-12-31T23:59:59.999Z', ''] as const;       // a position after every row: the first page
 // SQLite allows 500 terms in a compound SELECT; past this many arms one statement sorts the reachable set instead.
 export const MAX_ARMS = 400;
+const MAX_SHAPES = 1000;                                        // JSON page statements kept per field list
 
 export interface PageRequest {
     limit: number;
@@ -25,7 +27,7 @@ interface Position {
 export interface ScopedList<T> {
     table: string;                                              // a table, or a join: `memberships m JOIN users u ON u.id = m.user_id`
     scope: Readonly<Record<string, string>>;
-    load(row: Record<string, unknown>): T;
+    load: (row: Record<string, unknown>) => T;
     select?: string;                                            // default *
     where?: string;                                             // a fixed condition without parameters: `revoked_at IS NULL`
     key?: { createdAt: string; id: string };                    // the columns of the order (default created_at, id)
@@ -38,6 +40,12 @@ export interface ReachableKind {
     projectColumn: string;
     collaborators?: boolean;
     select?: string;                                            // columns (default r.*)
+}
+
+/** A page whose items are already JSON text: `json` is the array. */
+export interface JsonPage {
+    json: string;
+    next: string | null;
 }
 
 export interface Reacher {
@@ -59,16 +67,19 @@ export class Lists {
         return this.toPage(rows.map((row) => ({ row, position: { created_at: row[output(key.createdAt)] as string, id: row[output(key.id)] as string } })), page.limit, list.load);
     }
 
-    /** The page of a table's rows named by id (the projects a caller is a member of): one single-row arm each, merged. */
-    async byIds<T>(table: string, ids: readonly string[], page: PageRequest, load: (row: Record<string, unknown>) => T): Promise<Page<T>> {
-        if (!ids.length) {
-            return { items: [], next: null };
-        }
-
+    /**
+     * The page of rows read in full, newest first then id, compared as JavaScript compares strings (the cursor holds
+     * that order on both databases): for what a caller holds few of, their member projects, where one indexed read
+     * of them all costs less than a merge of one arm each.
+     */
+    pageOfAll<T>(rows: ReadonlyArray<Record<string, unknown>>, page: PageRequest, load: (row: Record<string, unknown>) => T): Page<T> {
         const after = this.position(page.cursor);
-        const { sql, params } = reachableStatement({ kind: table, table, projectColumn: 'id' }, 0, ids.length, this.postgres);
-        const rows = await this.reader.all<Record<string, unknown>>(sql, params([], ids, [after.created_at, after.id], page.limit + 1));
-        return this.toPage(rows.map((row) => ({ row, position: { created_at: row.created_at as string, id: row.id as string } })), page.limit, load);
+        const key = (row: Record<string, unknown>) => ({ created_at: row.created_at as string, id: row.id as string });
+        const before = (a: Position, b: Position) => a.created_at < b.created_at || (a.created_at === b.created_at && a.id < b.id);
+        const sorted = rows.map((row) => ({ row, position: key(row) }))
+            .filter((item) => before(item.position, after))
+            .sort((a, b) => before(a.position, b.position) ? 1 : before(b.position, a.position) ? -1 : 0);
+        return this.toPage(sorted.slice(0, page.limit + 1), page.limit, load);
     }
 
     /** The page of a kind the caller reaches: two statements (the caller's sources, then the merged arms). */
@@ -81,6 +92,56 @@ export class Lists {
         const after = this.position(page.cursor);
         const { sql, params } = reachableStatement(kind, sources.projects.length, sources.grants.length, this.postgres);
         const rows = await this.reader.all<Record<string, unknown>>(sql, params(sources.projects, sources.grants, [after.created_at, after.id], page.limit + 1));
+        return this.toPage(rows.map((row) => ({ row, position: { created_at: row.created_at as string, id: row.id as string } })), page.limit, load);
+    }
+
+    /** The same page as JSON text written by the database (lib/json-shape.ts): `json` is the array's text. */
+    async reachableJson(kind: ReachableKind, who: Reacher, page: PageRequest, fields: readonly JsonField[]): Promise<JsonPage> {
+        const sources = who.projectId ? { projects: [who.projectId], grants: [] } : await this.sources(kind, who.userId, who.pinnedProjects ?? null);
+        if (!sources.projects.length && !sources.grants.length) {
+            return { json: '[]', next: null };
+        }
+
+        const after = this.position(page.cursor);
+        const { sql, params } = this.jsonStatement(kind, fields, sources.projects.length, sources.grants.length);
+        const rows = await this.reader.all<{ created_at: string; id: string; j: string }>(sql, params(sources.projects, sources.grants, [after.created_at, after.id], page.limit + 1));
+        const items = rows.length > page.limit ? rows.slice(0, page.limit) : rows;
+        const last = items[items.length - 1];
+        return {
+            json: `[${items.map((row) => row.j).join(',')}]`,
+            next: rows.length > page.limit && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null
+        };
+    }
+
+    // The statement text of a JSON page, built once per shape (a few kilobytes of SQL a request otherwise).
+    private readonly jsonStatements = new WeakMap<readonly JsonField[], Map<string, ReturnType<typeof reachableStatement>>>();
+
+    private jsonStatement(kind: ReachableKind, fields: readonly JsonField[], projects: number, grants: number) {
+        const shapes = this.jsonStatements.get(fields) ?? new Map<string, ReturnType<typeof reachableStatement>>();
+        this.jsonStatements.set(fields, shapes);
+        const key = `${kind.table} ${kind.projectColumn} ${kind.collaborators ? 1 : 0} ${projects} ${grants}`;
+        let statement = shapes.get(key);
+        if (!statement) {
+            if (shapes.size >= MAX_SHAPES) {
+                shapes.clear();
+            }
+
+            statement = reachableStatement({ ...kind, select: `r.created_at, r.id, ${jsonRowSql(fields, this.postgres)} AS j` }, projects, grants, this.postgres);
+            shapes.set(key, statement);
+        }
+
+        return statement;
+    }
+
+    /** The page of a kind across the given projects (those where the caller holds some role): one merged arm each. */
+    async ofProjects<T>(kind: ReachableKind, projectIds: readonly string[], page: PageRequest, load: (row: Record<string, unknown>) => T): Promise<Page<T>> {
+        if (!projectIds.length) {
+            return { items: [], next: null };
+        }
+
+        const after = this.position(page.cursor);
+        const { sql, params } = reachableStatement(kind, projectIds.length, 0, this.postgres);
+        const rows = await this.reader.all<Record<string, unknown>>(sql, params(projectIds, [], [after.created_at, after.id], page.limit + 1));
         return this.toPage(rows.map((row) => ({ row, position: { created_at: row.created_at as string, id: row.id as string } })), page.limit, load);
     }
 

@@ -12,6 +12,7 @@ import { validationMessage, validationPreferences } from './validation';
 // projectId from), and the file part is handed over unread, so the access checks run before a byte of it is used.
 export interface MultipartSpec {
     body?: { part: string; schema: Joi.ObjectSchema };          // a JSON part that is the body (metadata); {} without it
+    text?: readonly string[];                                   // plain text parts allowed before the file (a form's token)
     file: string;                                               // the one file part's name
     maxBytes: number;                                           // the whole request (hapi refuses a larger Content-Length with 413)
 }
@@ -24,6 +25,7 @@ export interface FilePart {
 
 export interface MultipartForm {
     body: Record<string, unknown>;
+    text: Record<string, string | undefined>;                   // the spec's text parts, as sent
     file: FilePart | null;
     /** Settles when the whole request was read: rejects on a part after the file or a malformed ending. */
     finished: Promise<void>;
@@ -94,7 +96,7 @@ export function readForm(input: Readable, headers: IncomingHttpHeaders, spec: Mu
                 body = result.value;
             }
 
-            return { body, file, finished, abandon };
+            return { body, text: Object.fromEntries((spec.text ?? []).map((name) => [name, fields.get(name)])), file, finished, abandon };
         };
 
         parser.on('field', (name, value, info) => {
@@ -106,7 +108,7 @@ export function readForm(input: Readable, headers: IncomingHttpHeaders, spec: Mu
                 return fail(refusal(`The "${name}" part comes after the "${spec.file}" part: send it first`));
             }
 
-            if (name !== spec.body?.part) {
+            if (name !== spec.body?.part && !spec.text?.includes(name)) {
                 return fail(refusal(`The multipart part "${name}" is not expected here${spec.body ? `: send "${spec.body.part}" (JSON), then "${spec.file}"` : `: send only "${spec.file}"`}`));
             }
 
@@ -154,4 +156,17 @@ export function readForm(input: Readable, headers: IncomingHttpHeaders, spec: Mu
         input.on('error', (err) => fail(err));
         input.pipe(parser);
     });
+}
+
+/** A header value as a part's header carries it: quotes, backslashes and line breaks replaced, ASCII only. */
+const headerSafe = (value: string) => value.replace(/["\\\r\n]|[^\x20-\x7e]/g, '_');
+
+/** One file as a multipart/form-data body of a single part named `name` (what an upload is sent on as). */
+export async function* singleFileBody(boundary: string, name: string, file: FilePart): AsyncGenerator<Buffer> {
+    yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${headerSafe(name)}"; filename="${headerSafe(file.filename)}"\r\nContent-Type: ${headerSafe(file.mimeType)}\r\n\r\n`);
+    for await (const chunk of file.stream) {
+        yield chunk as Buffer;
+    }
+
+    yield Buffer.from(`\r\n--${boundary}--\r\n`);
 }

@@ -22,7 +22,7 @@ export function encodeCursor(position: Position): string {
 
 export function decodeCursor(cursor: string): Position {
     try {
-        const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+        const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
         if (typeof createdAt === 'string' && typeof id === 'string') {
             return { createdAt, id };
         }

@@ -25,6 +25,8 @@ export interface PriceList {
     databasePerMonth: Readonly<Record<PlanName, number>>;
     cronJobPerMonth: number;                                   // a scheduled job, whatever its schedule
     customDomainPerMonth: number;
+    databaseStoragePerGiBMonth?: number;                       // storage a database provisions (default 0: in the tier's price)
+    bandwidthPerGiB?: number;                                  // bytes the edge served (default 0: included)
 }
 
 export const DEFAULT_PRICE_LIST: PriceList = {

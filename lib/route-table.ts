@@ -68,6 +68,8 @@ export interface RouteRow {
     description: string;
     example?: RouteExample;                                     // required to mount: the generated tests run from it
     body?: BodyKind;                                            // the content type a body may have (default json)
+    secretOnce?: boolean;                                       // the answer shows a secret once: an Idempotency-Key is refused (400)
+    rateLimit?: 'signIn' | 'signUp';                            // limited per client address instead of per credential (plugins/rate-limits)
 }
 
 /**
@@ -75,7 +77,12 @@ export interface RouteRow {
  * the owner's session; `value` is the path in its response body that names the fixture.
  */
 export interface Fixture {
-    route: string;
+    route: string;                                              // '' for a seeded fixture
+    /**
+     * What no route makes (an invoice of a closed cycle, a campaign made with the CLI) is made by the tests' seeder of
+     * this name (test/helpers/seeders.ts), through the family's own services; `value` is then unused.
+     */
+    seed?: string;
     params?: Readonly<Record<string, string>>;
     payload?: unknown;
     value: string;
@@ -167,7 +174,7 @@ export interface FamilyPlugin<T> extends NamedPlugin<T> {
 const paramPattern = /{(\w+)\??}/g;
 
 export function pathParams(path: string): string[] {
-    return [...path.matchAll(paramPattern)].map((match) => match[1]!);
+    return [...path.matchAll(paramPattern)].map((match) => match[1]);
 }
 
 export function compileRow(row: RouteRow, kinds: readonly ResourceKind[]): CompiledRow {
@@ -299,7 +306,7 @@ function payloadOptions(body: BodyKind, custom: RouteOptionsPayload | undefined)
         maxBytes: 1024 * 1024,
         protoAction: 'error',
         failAction: (_request, _h, err) => {
-            throw Boom.isBoom(err, 415) ? Boom.unsupportedMediaType(unsupported) : err;
+            throw Boom.isBoom(err, 415) ? Boom.unsupportedMediaType(unsupported) : err ?? Boom.badRequest('The request body could not be read');
         },
         ...custom
     };

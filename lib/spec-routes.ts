@@ -21,7 +21,7 @@ export interface MountedRoute {
 }
 
 export function specRoutes(file = Path.join(__dirname, '..', 'spec', 'routes.json')): SpecRoute[] {
-    return JSON.parse(Fs.readFileSync(file, 'utf8'));
+    return JSON.parse(Fs.readFileSync(file, 'utf8')) as SpecRoute[];
 }
 
 export function mountedRoutes(server: Server): MountedRoute[] {

@@ -29,7 +29,7 @@ function realCalendarDate(text: string): boolean {
     return month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month);
 }
 
-const calendar: Joi.CustomValidator = (value, helpers) =>
+const calendar: Joi.CustomValidator<unknown> = (value, helpers) =>
     typeof helpers.original !== 'string' || realCalendarDate(helpers.original) ? value : helpers.error('date.calendar');
 
 export const fields = {

@@ -9,16 +9,22 @@ import { PostgresProvisioner } from '../lib/provisioner/postgres';
 import { RecordsProvisioner } from '../lib/provisioner/records';
 import type { RuntimeDriver } from '../lib/runtime/driver';
 import { RecordsDriver } from '../lib/runtime/records';
-import type { Clock } from '../lib/scheduler/clock';
+import { ProcessDriver } from '../lib/runtime/process/driver';
+import { runtimePlugin } from '../plugins/runtime';
+import { systemClock, type Clock } from '../lib/scheduler/clock';
 import { accountsPlugin } from '../plugins/accounts';
+import { adminPlugin } from '../plugins/admin';
 import { apiKeysPlugin } from '../plugins/api-keys';
 import { appsPlugin } from '../plugins/apps';
+import { billingPlugin } from '../plugins/billing';
 import { cronJobsPlugin } from '../plugins/cron-jobs';
 import { authPlugin } from '../plugins/auth';
 import { dashboardPlugin } from '../plugins/dashboard';
 import { edgePlugin } from '../plugins/edge';
 import { databasesPlugin } from '../plugins/databases';
+import { diagnosticsPlugin } from '../plugins/diagnostics';
 import { healthPlugin } from '../plugins/health';
+import { idempotencyPlugin } from '../plugins/idempotency';
 import { invitationsPlugin } from '../plugins/invitations';
 import { eventsPlugin } from '../plugins/events';
 import { gitPlugin } from '../plugins/git';
@@ -27,20 +33,24 @@ import { jobsPlugin } from '../plugins/jobs';
 import { logPlugin } from '../plugins/log';
 import { notificationsPlugin } from '../plugins/notifications';
 import { oauthPlugin } from '../plugins/oauth';
+import { openApiPlugin } from '../plugins/openapi';
 import { projectsPlugin } from '../plugins/projects';
+import { rateLimitsPlugin } from '../plugins/rate-limits';
 import { resourcesPlugin } from '../plugins/resources';
 import { securityEventsPlugin } from '../plugins/security-events';
 import { workersPlugin } from '../plugins/workers';
 import { sitesPlugin } from '../plugins/sites';
 import { HostRules, type HostRulesOptions } from '../lib/edge/hosts';
 import { virtualMachinesPlugin } from '../plugins/virtual-machines';
+import { testDataPlugin } from '../plugins/test-data';
+import { testDataMounted } from '../lib/test-data/gates';
 import { RecordsVmDriver } from '../lib/vm/records';
 import type { Config } from './config';
 import { DOCS_DIR } from './docs';
 import pkg from '../package.json';
 
 /** The families the API mounts, in order: their tables are exactly the routes it serves. */
-export const API_FAMILIES = [notificationsPlugin, accountsPlugin, apiKeysPlugin, invitationsPlugin, projectsPlugin, securityEventsPlugin, oauthPlugin, appsPlugin, sitesPlugin, workersPlugin, cronJobsPlugin, databasesPlugin, virtualMachinesPlugin, gitPlugin, integrationsPlugin, healthPlugin, dashboardPlugin] as const;
+export const API_FAMILIES = [notificationsPlugin, accountsPlugin, apiKeysPlugin, invitationsPlugin, projectsPlugin, securityEventsPlugin, adminPlugin, oauthPlugin, appsPlugin, sitesPlugin, workersPlugin, cronJobsPlugin, databasesPlugin, virtualMachinesPlugin, gitPlugin, integrationsPlugin, billingPlugin, healthPlugin, dashboardPlugin, openApiPlugin, diagnosticsPlugin] as const;
 
 
 /** The password that seals the dashboard's session cookie: derived from SESSION_SECRET, so rotating it signs everyone out. */
@@ -69,8 +79,24 @@ export function mcpResource(config: Config): string {
     return `${config.mcpPublicUrl}/mcp`;
 }
 
-export function mountedTables(): RouteTable[] {
-    return API_FAMILIES.map((family) => family.table);
+/** The tables a server with this configuration mounts: the families', and the test-data routes where their gates hold. */
+export function mountedTables(config?: Pick<Config, 'nodeEnv' | 'testData'>): RouteTable[] {
+    return [...API_FAMILIES.map((family) => family.table), ...(config && testDataMounted(config.nodeEnv, config.testData) ? [testDataPlugin.table] : [])];
+}
+
+/** Every table some configuration of the API serves: the families' and the development-only test-data routes. */
+export function servedTables(): RouteTable[] {
+    return [...API_FAMILIES.map((family) => family.table), testDataPlugin.table];
+}
+
+/** The test-data family, registered only where its process gates hold (lib/test-data/gates.ts). */
+function testDataPlugins(config: Config, knex: Knex, clock?: Clock): Manifest['register']['plugins'] {
+    if (!testDataMounted(config.nodeEnv, config.testData)) {
+        return [];
+    }
+
+    const now = clock ? () => clock.now() : undefined;
+    return [{ plugin: testDataPlugin, options: { knex, nodeEnv: config.nodeEnv, config: config.testData, database: config.database, dataDir: config.dataDir, ...(now ? { clock: now } : {}) } }];
 }
 
 /** Which hosts are the platform's and which the tenants' (lib/edge/hosts.ts). */
@@ -78,8 +104,23 @@ export function hostRules(config: Config): HostRulesOptions {
     return { publicUrl: config.publicUrl, mcpPublicUrl: config.mcpPublicUrl, apiBaseUrl: config.apiBaseUrl, bind: config.host, sitesDomain: config.sites.domain };
 }
 
+/** Redis, when REDIS_URL is set: the job queue's backend and the per-credential rate limit counters. */
+export function redisSettings(config: Config): { url: string; prefix: string } | null {
+    return config.redisUrl ? { url: config.redisUrl, prefix: config.redisPrefix ?? 'hostless' } : null;
+}
+
 /** The runtime driver the configuration names. */
 export function runtimeDriver(config: Config): RuntimeDriver {
+    const { runtime } = config;
+    if (runtime.driver === 'process') {
+        return new ProcessDriver({
+            dir: runtime.dir ?? `${config.dataDir}-runtime`, allowFileGit: runtime.allowFileGit ?? false, sameUser: runtime.sameUser ?? false,
+            uidRange: runtime.uidRange ?? [20000, 29999], healthPath: runtime.healthPath ?? '/', healthTimeoutMs: runtime.healthTimeoutMs ?? 30_000,
+            buildTimeoutMs: runtime.buildTimeoutMs ?? 900_000, path: process.env.PATH ?? '/usr/bin:/bin', outboundAllowlist: config.outbound.allowlist, metricsRetentionDays: runtime.metricsRetentionDays ?? 14,
+            ...(runtime.memoryLimitMiB ? { memoryLimitMiB: runtime.memoryLimitMiB } : {})
+        });
+    }
+
     return new RecordsDriver({ stepDelayMs: config.runtime.recordsStepDelayMs });
 }
 
@@ -93,6 +134,8 @@ export function databaseProvisioner(config: Config): DatabaseProvisioner {
 
 // The API server: options plus its ordered plugin list. The access pipeline comes first; every family after it.
 export function apiManifest(config: Config, knex: Knex, write: (line: string) => void, driver: RuntimeDriver = runtimeDriver(config), clock?: Clock): Manifest {
+    // One clock for the whole server (tests move it): the scheduler reads it as a Date, credentials as milliseconds.
+    const millis = () => (clock ?? systemClock).now().getTime();
     return {
         server: {
             host: config.host,
@@ -107,8 +150,13 @@ export function apiManifest(config: Config, knex: Knex, write: (line: string) =>
             plugins: [
                 { plugin: logPlugin, options: { write } },
                 { plugin: eventsPlugin, options: {} },
-                { plugin: jobsPlugin, options: { knex, mode: config.jobs.mode, concurrency: config.jobs.concurrency, ...(config.jobs.leaseMs ? { leaseMs: config.jobs.leaseMs } : {}) } },
-                { plugin: authPlugin, options: { knex, sessionSecret: config.sessionSecret, issuer: config.publicUrl } },
+                { plugin: jobsPlugin, options: { knex, mode: config.jobs.mode, concurrency: config.jobs.concurrency, ...(config.jobs.leaseMs ? { leaseMs: config.jobs.leaseMs } : {}), redis: redisSettings(config) } },
+                { plugin: authPlugin, options: { knex, sessionSecret: config.sessionSecret, issuer: config.publicUrl, trustedProxies: config.trustedProxies, clock: millis } },
+                {
+                    plugin: rateLimitsPlugin,
+                    options: { knex, limits: config.rateLimits ?? null, redis: redisSettings(config), clock: millis }
+                },
+                { plugin: idempotencyPlugin, options: { knex, encryptionKey: config.encryptionKey, clock: millis } },
                 {
                     plugin: notificationsPlugin,
                     options: {
@@ -117,10 +165,14 @@ export function apiManifest(config: Config, knex: Knex, write: (line: string) =>
                     }
                 },
                 { plugin: accountsPlugin, options: { knex, passwordCost: config.passwordCost, signupEnabled: config.signupEnabled } },
-                { plugin: apiKeysPlugin, options: { knex } },
+                {
+                    plugin: apiKeysPlugin,
+                    options: { knex, clock: millis, maxLifetimeDays: config.apiKeys.maxLifetimeDays, secretScanning: { keysUrl: config.secretScanning.keysUrl, allowlist: config.outbound.allowlist } }
+                },
                 { plugin: invitationsPlugin, options: { knex } },
                 { plugin: projectsPlugin, options: { knex } },
                 { plugin: securityEventsPlugin, options: { knex, retentionDays: config.securityEventRetentionDays } },
+                { plugin: adminPlugin, options: { knex, enabled: config.mcpAdminToolsEnabled ?? false } },
                 {
                     plugin: oauthPlugin,
                     options: {
@@ -134,29 +186,50 @@ export function apiManifest(config: Config, knex: Knex, write: (line: string) =>
                     plugin: resourcesPlugin,
                     options: {
                         knex, encryptionKey: config.encryptionKey, driver, git: gitHostSettings(config),
-                        outboundAllowlist: config.outbound.allowlist, dnsServers: config.dnsServers, reservedNames: new HostRules(hostRules(config)).reservedNames(), ...(clock ? { clock } : {})
+                        outboundAllowlist: config.outbound.allowlist, dnsServers: config.dnsServers, reservedNames: new HostRules(hostRules(config)).reservedNames(), allowFileGit: config.runtime.allowFileGit ?? false, ...(clock ? { clock } : {})
                     }
                 },
                 { plugin: edgePlugin, options: { hosts: hostRules(config), dataDir: config.dataDir, flushMs: config.sites.flushMs } },
+                { plugin: runtimePlugin, options: { flushMs: config.sites.flushMs } },
                 { plugin: appsPlugin, options: { prices: config.prices, reviewAppHours: config.reviewAppHours } },
                 { plugin: sitesPlugin, options: { reviewHours: config.reviewAppHours } },
                 { plugin: workersPlugin, options: {} },
                 { plugin: cronJobsPlugin, options: {} },
                 { plugin: databasesPlugin, options: { provisioner: databaseProvisioner(config), encryptionKey: config.encryptionKey, outboundAllowlist: config.outbound.allowlist } },
+                {
+                    plugin: diagnosticsPlugin,
+                    options: {
+                        knex, developer: config.mcpDeveloperToolsEnabled ?? false, context: config.mcpContextToolsEnabled ?? false, dnsServers: config.dnsServers,
+                        outboundAllowlist: config.outbound.allowlist, allowFileGit: config.runtime.allowFileGit ?? false, ...(config.diagnosticsTlsPort ? { tlsPort: config.diagnosticsTlsPort } : {})
+                    }
+                },
                 { plugin: virtualMachinesPlugin, options: { driver: new RecordsVmDriver(), catalogue: config.vms.catalogue } },
                 { plugin: gitPlugin, options: { knex, publicUrl: config.publicUrl } },
                 {
                     plugin: integrationsPlugin,
                     options: { knex, encryptionKey: config.encryptionKey, publicUrl: config.publicUrl, slack: config.slack, outboundAllowlist: config.outbound.allowlist }
                 },
+                {
+                    plugin: billingPlugin,
+                    options: {
+                        knex, prices: config.prices, catalogue: config.vms.catalogue, encryptionKey: config.encryptionKey, publicUrl: config.publicUrl,
+                        payments: config.payments, outboundAllowlist: config.outbound.allowlist, ...(clock ? { clock } : {})
+                    }
+                },
                 { plugin: healthPlugin, options: { knex, version: pkg.version } },
+                { plugin: openApiPlugin, options: { version: pkg.version, publicUrl: config.publicUrl } },
+                ...testDataPlugins(config, knex, clock),
                 {
                     plugin: dashboardPlugin,
                     options: {
                         cookiePassword: dashboardCookiePassword(config),
                         secureCookies: config.publicUrl.startsWith('https:'),
                         docsDir: DOCS_DIR,
-                        gitAuthorizeOrigins: gitAuthorizeOrigins(config)
+                        gitAuthorizeOrigins: gitAuthorizeOrigins(config),
+                        publicUrl: config.publicUrl,
+                        mcpPublicUrl: config.mcpPublicUrl,
+                        sitesDomain: config.sites.domain,
+                        ...(config.dashboard?.liveTail ? { liveTail: config.dashboard.liveTail } : {})
                     }
                 }
             ]

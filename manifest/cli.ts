@@ -1,5 +1,8 @@
 import type { Knex } from 'knex';
 
+import { explainToken } from '../lib/api-key-token';
+import { Credit } from '../lib/billing/credit';
+import { formatMoney } from '../lib/billing/money';
 import { createKnex } from '../lib/db/knex';
 import { migrate } from '../lib/db/migrate';
 import { normalizeEmail, User } from '../lib/models/user';
@@ -13,7 +16,7 @@ import { loadConfig, type Config } from './config';
 // Operator commands that the API deliberately cannot perform: platform admins, disabled accounts, the rotation of
 // the OAuth signing key, and sending again the messages that could not be delivered.
 //   npm run cli -- admin grant <email> | admin revoke <email> | user disable <email> | user enable <email> | oauth rotate-key
-//   npm run cli -- notifications retry [<email>]
+//   npm run cli -- notifications retry [<email>] | keys check <token> | campaign create <CODE> <amount> <currency> <from> <until>
 export const USAGE = `Usage: npm run cli -- <command> [<email>]
 
 Commands:
@@ -23,6 +26,11 @@ Commands:
   user enable <email>              let a disabled user sign in again (their keys work again; old sessions stay ended)
   oauth rotate-key                 sign OAuth access tokens with a new key; the previous one stays published until its tokens expire
   notifications retry [<email>]    queue again every message recorded not_configured or failed (of one user, or all)
+  campaign create <CODE> <amount> <currency> <from> <until>
+                                   a promotional code granting <amount> minor units of credit (500 USD is 5.00),
+                                   redeemable once per account from <from> until <until> (ISO 8601 dates or times)
+  keys check <token>               say whether a text is a well-formed API key with a valid checksum, offline (no
+                                   database, no configuration); "-" reads the token from standard input
 
 The database is the one the server uses: DATABASE_URL, or the SQLite file in DATA_DIR (default ./data).`;
 
@@ -61,10 +69,38 @@ const deploymentCommands: Record<string, DeploymentCommand> = {
     }
 };
 
-export async function runCli(argv: readonly string[], config: Config, out: (line: string) => void): Promise<number> {
+// `keys check`: the format and checksum of docs/secret-scanning.md, the detector a scanner runs. Never prints the secret.
+async function checkToken(argument: string, out: (line: string) => void, input: () => Promise<string>): Promise<number> {
+    const verdict = explainToken(argument === '-' ? await input() : argument);
+    out(verdict.ok
+        ? `A well-formed Hostless API key: ${verdict.prefix}_..., checksum valid. Whether it is live only the server that issued it can tell.`
+        : `Not a Hostless API key: ${verdict.reason}.`);
+    return verdict.ok ? 0 : 1;
+}
+
+async function readStdin(): Promise<string> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) {
+        chunks.push(chunk as Buffer);
+    }
+
+    return Buffer.concat(chunks).toString('utf8');
+}
+
+/** `config` may be a loader: commands that need no configuration (keys check) never load it. */
+export async function runCli(argv: readonly string[], configOrLoader: Config | (() => Config), out: (line: string) => void, input: () => Promise<string> = readStdin): Promise<number> {
     const [group, action, email, ...rest] = argv;
+    if (group === 'keys' && action === 'check' && email !== undefined && !rest.length) {
+        return checkToken(email, out, input);
+    }
+
+    const config = typeof configOrLoader === 'function' ? configOrLoader() : configOrLoader;
     if (group === 'notifications' && action === 'retry' && !rest.length) {
         return withDatabase(config, (knex) => retryNotifications(knex, config, email, out));
+    }
+
+    if (group === 'campaign' && action === 'create') {
+        return withDatabase(config, (knex) => createCampaign(knex, [email, ...rest], out));
     }
 
     const command: Command | undefined = email && !rest.length ? commands[`${group} ${action}`] : undefined;
@@ -96,6 +132,31 @@ export async function runCli(argv: readonly string[], config: Config, out: (line
         out(`${user.email} ${outcome.said}.`);
         return 0;
     });
+}
+
+// `campaign create`: what the API deliberately cannot do (a user could grant themselves credit).
+async function createCampaign(knex: Knex, args: ReadonlyArray<string | undefined>, out: (line: string) => void): Promise<number> {
+    const [code, amount, currency, from, until] = args;
+    if (args.length !== 5 || !code || !/^[A-Za-z0-9_-]{3,64}$/.test(code) || !amount || !/^\d+$/.test(amount) || !currency || !/^[A-Z]{3}$/.test(currency) ||
+        !from || Number.isNaN(Date.parse(from)) || !until || Number.isNaN(Date.parse(until))) {
+        out('Usage: npm run cli -- campaign create <CODE> <amount in minor units> <currency such as USD> <from> <until>');
+        return 2;
+    }
+
+    try {
+        const campaign = await new Credit(knex, () => new Date()).createCampaign({ code, amount: Number(amount), currency, startsAt: from, endsAt: until });
+        out(`Campaign ${campaign.code} grants ${formatMoney(campaign.amount, campaign.currency)} of credit, redeemable from ${campaign.startsAt} until ${campaign.endsAt}.`);
+        return 0;
+    }
+    catch (err) {
+        const boom = err as { isBoom?: boolean; message: string };
+        if (boom.isBoom) {
+            out(boom.message);
+            return 1;
+        }
+
+        throw err;
+    }
 }
 
 // The server's workers pick the queued messages up; the command only writes them to the queue.
@@ -136,7 +197,7 @@ async function withDatabase(config: Config, run: (knex: Knex) => Promise<number>
 }
 
 if (require.main === module) {
-    runCli(process.argv.slice(2), loadConfig(process.env), (line) => console.log(line))
+    runCli(process.argv.slice(2), () => loadConfig(process.env), (line) => console.log(line))
         .then((code) => process.exit(code))
         .catch((err: Error) => {
             console.error(err.message);

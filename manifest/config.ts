@@ -5,13 +5,23 @@ import * as Path from 'node:path';
 import Joi from 'joi';
 
 import { parseDatabaseUrl, type DatabaseConfig } from '../lib/db/knex';
+import { idPattern } from '../lib/ids';
 import { sitesDomainProblem } from '../lib/edge/hosts';
 import { DEFAULT_PRICE_LIST, PLAN_NAMES, type PriceList } from '../lib/plans';
 import { ACTIONS } from '../lib/mcp/platform-tools';
+import { DEPLOY_GROUP } from '../lib/mcp/deploy-tool';
+import { CONTEXT_GROUP, DEVELOPER_GROUP, DIAGNOSTIC_TOOLS } from '../lib/mcp/diagnostic-tools';
 import { redirectUriProblem } from '../lib/oauth/redirect-uri';
 import { READONLY } from '../lib/mcp/selection';
 import { DEFAULT_VM_CATALOGUE, vmCatalogueSchema, type VmCatalogue } from '../lib/vm/catalogue';
+import { ConfigError, databasesSettings, runtimeSettings, stripSlash, gitHostSettings, slackHosts, type DatabasesConfig, type GitHubConfig, type GitLabConfig, type BitbucketConfig, type SlackConfig, type RuntimeConfig, paymentsSettings, type PaymentsConfig } from './config-sections';
 import { PLATFORM_TOOL_KINDS } from './routes/mcp-tools';
+import { proxyTrust } from '../lib/client-address';
+import { clientSettings, type Env } from './env';
+import { RATE_RULE_PATTERN, rateLimitSettings, type RateLimitsConfig } from './rate-limits';
+import { testDataSettings } from './test-data-config';
+import { CONFIG_HINTS as hints } from './config-hints';
+import type { TestDataConfig } from '../lib/test-data/gates';
 
 // The environment, read once, validated, with defaults that make `npm start` work on a laptop. Everything else in
 // the codebase receives options; nothing else reads process.env.
@@ -27,14 +37,22 @@ export interface McpConfig {
     apiBaseUrl: string;
     mcpReadOnly: boolean;
     mcpAllowedTools: string[] | null;                           // null: every offered tool
+    mcpProjectId?: string | null;                               // MCP_PROJECT_ID: every tool call reaches this project only
     mcpAllowedOrigins: string[];
+    mcpAdminToolsEnabled?: boolean;                             // MCP_ADMIN_TOOLS_ENABLED, on both processes (default off)
+    mcpDeveloperToolsEnabled?: boolean;                         // MCP_DEVELOPER_TOOLS_ENABLED, on both processes (default off)
+    mcpContextToolsEnabled?: boolean;                           // MCP_CONTEXT_TOOLS_ENABLED, on both processes (default off)
+    trustedProxies: string[];                                   // whose X-Forwarded-For is believed (lib/client-address.ts)
+    testData?: TestDataConfig;                                  // the development-only test-data tools (docs/test-data.md)
 }
 
 export interface Config extends McpConfig {
+    diagnosticsTlsPort?: number;                                // tests only: the port domains_diagnose's TLS probe connects to (443)
     port: number;
     dataDir: string;
     database: DatabaseConfig;
     redisUrl: string | null;
+    redisPrefix?: string;                                       // REDIS_PREFIX: the prefix of every Redis key (queues, counters)
     sessionSecret: string;
     encryptionKey: string;
     signupEnabled: boolean;
@@ -43,10 +61,10 @@ export interface Config extends McpConfig {
     securityEventRetentionDays: number;
     outbound: { allowlist: string[] };
     github: GitHubConfig;
-    gitlab: { url: string; clientId: string | null; clientSecret: string | null };
-    bitbucket: { edition: 'cloud' | 'datacenter'; url: string; apiUrl: string; clientId: string | null; clientSecret: string | null };
+    gitlab: GitLabConfig;
+    bitbucket: BitbucketConfig;
     slack: SlackConfig;
-    runtime: { driver: 'records'; recordsStepDelayMs: number };
+    runtime: RuntimeConfig;
     prices: PriceList;
     dnsServers: string[];
     reviewAppHours: number;
@@ -55,30 +73,12 @@ export interface Config extends McpConfig {
     sites: { domain: string; flushMs: number };                // the edge: tenants' hosts are `<name>.<domain>`
     databases: DatabasesConfig;
     vms: { driver: 'records'; catalogue: VmCatalogue };
-}
-
-/** The database provisioner: `postgres` on the server DATABASE_PROVISIONER_URL names, else `records` (docs/databases.md). */
-export interface DatabasesConfig {
-    provisionerUrl: string | null;
-    publicHost: string | null;                                  // where clients reach that server (default: the URL's host and port)
-    publicPort: number | null;
-    binDir: string | null;                                      // the folder of pg_dump and pg_restore (default: PATH)
-    importTimeoutMs: number;
-}
-
-/** GitHub or GitHub Enterprise Server: the API, the web origin the OAuth flow goes through, the OAuth app (docs/git.md). */
-export interface GitHubConfig {
-    apiUrl: string;
-    webUrl?: string;                                            // default: github.com for api.github.com, else the API's origin
-    clientId?: string | null;
-    clientSecret?: string | null;
-}
-
-/** Slack incoming webhooks: the hosts a webhook URL may name. `allowHttpLoopback` is never read from the environment:
- * only a test's configuration lets a webhook be plain http on a loopback address. */
-export interface SlackConfig {
-    webhookHosts: string[];
-    allowHttpLoopback: boolean;
+    apiKeys: { maxLifetimeDays: number | null };                // null: keys may live for ever
+    secretScanning: { keysUrl: string };                        // the leak reporter's public keys
+    payments: PaymentsConfig;
+    rateLimits?: RateLimitsConfig;                              // unset (tests): no rate limit
+    /** Set by embedders and tests only, not read from the environment: the dashboard's live tail limits. */
+    dashboard?: { liveTail?: { pollMs?: number; maxMs?: number; perSession?: number } };
 }
 
 /** The OAuth server's clients beyond the users' own (docs/oauth.md). */
@@ -96,7 +96,8 @@ const url = Joi.string().uri({ scheme: ['http', 'https'] });
 const secret = Joi.string().min(32);
 const list = (item: Joi.StringSchema) => Joi.array().items(item);
 const toolGroups = PLATFORM_TOOL_KINDS.map((spec) => spec.kind);
-const toolNames = [READONLY, ...toolGroups, ...toolGroups.flatMap((group) => ACTIONS.map((action) => `${group}_${action}`))];
+const toolNames = [READONLY, ...toolGroups, ...toolGroups.flatMap((group) => ACTIONS.map((action) => `${group}_${action}`)), DEPLOY_GROUP, 'deployments_trigger', DEVELOPER_GROUP, CONTEXT_GROUP, ...DIAGNOSTIC_TOOLS.map((tool) => tool.name)];
+const rateRule = Joi.string().pattern(RATE_RULE_PATTERN, 'requests/seconds');
 const origin = Joi.string().pattern(/^(\*|https?:\/\/[^/?#\s]+)$/, 'origin');
 
 const schema = Joi.object({
@@ -110,6 +111,10 @@ const schema = Joi.object({
     DATA_DIR: Joi.string().default('./data'),
     DATABASE_URL: Joi.string().pattern(/^(postgres(ql)?:\/\/|sqlite:)/, 'postgres:// or sqlite: URL'),
     REDIS_URL: Joi.string().pattern(/^rediss?:\/\//, 'redis:// URL'),
+    REDIS_PREFIX: Joi.string().pattern(/^[\w.-]{1,64}$/, 'prefix').default('hostless'),
+    RATE_LIMIT_CREDENTIAL: rateRule.default('600/60'),
+    RATE_LIMIT_SIGN_IN: rateRule.default('30/900'),
+    RATE_LIMIT_SIGN_UP: rateRule.default('10/3600'),
     SESSION_SECRET: secret,
     ENCRYPTION_KEY: secret,
     SIGNUP_ENABLED: Joi.boolean().truthy('1').falsy('0').default(true),
@@ -132,13 +137,29 @@ const schema = Joi.object({
     BITBUCKET_CLIENT_SECRET: Joi.string().min(8).max(200),
     SLACK_WEBHOOK_HOSTS: Joi.string().allow('').default(''),
     JOB_LEASE_MS: Joi.number().integer().min(100).max(600_000),
-    RUNTIME_DRIVER: Joi.string().valid('records').default('records'),
+    RUNTIME_DRIVER: Joi.string().valid('records', 'process'),
+    RUNTIME_DIR: Joi.string(),
+    RUNTIME_ALLOW_FILE_GIT: Joi.boolean().truthy('1').falsy('0').default(false),
+    RUNTIME_SAME_USER: Joi.boolean().truthy('1').falsy('0').default(false),
+    RUNTIME_UID_RANGE: Joi.string().pattern(/^\d{3,9}-\d{3,9}$/, 'uid range').default('20000-29999'),
+    RUNTIME_HEALTH_PATH: Joi.string().pattern(/^\/[\x21-\x7e]{0,200}$/, 'path').default('/'),
+    RUNTIME_HEALTH_TIMEOUT_MS: Joi.number().integer().min(500).max(600_000).default(30_000),
+    RUNTIME_BUILD_TIMEOUT_MS: Joi.number().integer().min(1000).max(7_200_000).default(900_000),
+    RUNTIME_METRICS_RETENTION_DAYS: Joi.number().integer().min(1).max(365).default(14),
     RECORDS_STEP_DELAY_MS: Joi.number().integer().min(0).max(60_000).default(0),
     PRICE_LIST_FILE: Joi.string(),
     DNS_SERVERS: Joi.string().allow('').default(''),
     REVIEW_APP_HOURS: Joi.number().integer().min(1).max(720).default(72),
     MCP_READ_ONLY: Joi.boolean().truthy('1').falsy('0').default(false),
+    MCP_ADMIN_TOOLS_ENABLED: Joi.boolean().truthy('1').falsy('0').default(false),
+    MCP_DEVELOPER_TOOLS_ENABLED: Joi.boolean().truthy('1').falsy('0').default(false),
+    MCP_CONTEXT_TOOLS_ENABLED: Joi.boolean().truthy('1').falsy('0').default(false),
+    MCP_TEST_DATA_ENABLED: Joi.boolean().truthy('1').falsy('0').default(false),
+    MCP_TEST_DATA_USER_IDS: Joi.string().allow(''),
+    TEST_DATA_ENVIRONMENTS: Joi.string().allow(''),
+    TEST_DATA_DASHBOARD_ENABLED: Joi.boolean().truthy('1').falsy('0').default(false),
     MCP_ALLOWED_TOOLS: Joi.string().allow(''),
+    MCP_PROJECT_ID: Joi.string().pattern(idPattern('prj')).allow(''),
     MCP_ALLOWED_ORIGINS: Joi.string().allow(''),
     OAUTH_ASSISTANT_CLIENT_ID: Joi.string().pattern(/^[\w.-]{1,64}$/).default('chatgpt'),
     OAUTH_ASSISTANT_CLIENT_NAME: Joi.string().max(128).default('ChatGPT'),
@@ -156,7 +177,15 @@ const schema = Joi.object({
     DATABASE_PROVISIONER_BIN_DIR: Joi.string(),
     DATABASE_IMPORT_TIMEOUT_MS: Joi.number().integer().min(1000).max(86_400_000).default(3_600_000),
     VM_DRIVER: Joi.string().valid('records').default('records'),
-    VM_CATALOGUE_FILE: Joi.string()
+    VM_CATALOGUE_FILE: Joi.string(),
+    TRUSTED_PROXIES: Joi.string().allow(''),
+    API_KEY_MAX_LIFETIME_DAYS: Joi.number().integer().min(1).max(36500),
+    SECRET_SCANNING_KEYS_URL: url.default('https://api.github.com/meta/public_keys/secret_scanning'),
+    STRIPE_API_URL: url.default('https://api.stripe.com'),
+    STRIPE_SECRET_KEY: Joi.string().pattern(/^(sk|rk)_[\w]{8,}$/),
+    STRIPE_WEBHOOK_SECRET: Joi.string().pattern(/^whsec_[\w]{8,}$/),
+    PAYSTACK_API_URL: url.default('https://api.paystack.co'),
+    PAYSTACK_SECRET_KEY: Joi.string().pattern(/^sk_[\w]{8,}$/)
 }).unknown(true);
 
 const money = Joi.number().min(0).max(1_000_000).required();
@@ -166,81 +195,40 @@ const priceListSchema = Joi.object({
     instancePerMonth: byPlan,
     databasePerMonth: byPlan,
     cronJobPerMonth: money,
-    customDomainPerMonth: money
+    customDomainPerMonth: money,
+    databaseStoragePerGiBMonth: Joi.number().min(0).max(1_000_000),
+    bandwidthPerGiB: Joi.number().min(0).max(1_000_000)
 });
 
 const redirectPrefix = Joi.string().custom((value: string, helpers) => redirectUriProblem(value) ? helpers.error('any.invalid') : value);
+const proxy = Joi.string().custom((value: string) => {
+    proxyTrust([value]);                                        // throws on an entry that is no address, range or name
+    return value;
+});
 const lists = Joi.object({
+    TRUSTED_PROXIES: list(proxy),
     MCP_ALLOWED_TOOLS: list(Joi.string().valid(...toolNames)),
     MCP_ALLOWED_ORIGINS: list(origin),
     OAUTH_ASSISTANT_REDIRECT_PREFIXES: list(redirectPrefix)
 });
 
-const hints: Record<string, string> = {
-    PORT: 'a port number such as 3000',
-    MCP_PORT: 'a port number such as 3001',
-    SESSION_SECRET: 'at least 32 random characters, e.g. the output of `openssl rand -hex 32`',
-    ENCRYPTION_KEY: 'at least 32 random characters, e.g. the output of `openssl rand -hex 32`',
-    PUBLIC_URL: 'an http(s) URL such as https://api.example.com',
-    MCP_PUBLIC_URL: 'an http(s) URL such as https://mcp.example.com',
-    API_BASE_URL: 'an http(s) URL such as http://127.0.0.1:3000',
-    DATABASE_URL: 'postgres://user:password@host:5432/database, or leave it unset for SQLite in DATA_DIR',
-    JOBS_MODE: 'all (API and workers), api (no workers) or worker (workers only)',
-    JOB_CONCURRENCY: 'a number of jobs run at once, 1 to 64',
-    SECURITY_EVENT_RETENTION_DAYS: 'a number of days, 1 to 3650',
-    GITHUB_URL: 'the GitHub web origin, e.g. https://github.example.com for GitHub Enterprise Server',
-    GITHUB_API_URL: 'the GitHub API origin, e.g. https://github.example.com/api/v3 for GitHub Enterprise',
-    GITHUB_CLIENT_ID: 'the client id of your GitHub OAuth app (set GITHUB_CLIENT_SECRET with it)',
-    GITHUB_CLIENT_SECRET: 'the client secret of your GitHub OAuth app (set GITHUB_CLIENT_ID with it)',
-    GITLAB_URL: 'the GitLab origin, e.g. https://gitlab.example.com for a self-managed GitLab',
-    GITLAB_CLIENT_ID: 'the application id of your GitLab OAuth application (set GITLAB_CLIENT_SECRET with it)',
-    GITLAB_CLIENT_SECRET: 'the secret of your GitLab OAuth application (set GITLAB_CLIENT_ID with it)',
-    BITBUCKET_EDITION: 'cloud (bitbucket.org) or datacenter (Bitbucket Data Center or Server)',
-    BITBUCKET_URL: 'the Bitbucket origin: https://bitbucket.org, or your Data Center\'s such as https://bitbucket.example.com',
-    BITBUCKET_API_URL: 'the Bitbucket API, e.g. https://api.bitbucket.org/2.0 (Data Center: <BITBUCKET_URL>/rest/api/1.0)',
-    BITBUCKET_CLIENT_ID: 'the key of your Bitbucket OAuth consumer or incoming application link (set BITBUCKET_CLIENT_SECRET with it)',
-    BITBUCKET_CLIENT_SECRET: 'the secret of your Bitbucket OAuth consumer or incoming application link (set BITBUCKET_CLIENT_ID with it)',
-    SLACK_WEBHOOK_HOSTS: 'a comma list of host names Slack webhook URLs may name, such as hooks.slack.com',
-    JOB_LEASE_MS: 'how long a worker holds a job before another may claim it, in ms (100 to 600000)',
-    RUNTIME_DRIVER: 'records (the process driver comes with its own release)',
-    RECORDS_STEP_DELAY_MS: 'a pause between the records driver\'s steps, in ms (0 to 60000)',
-    PRICE_LIST_FILE: 'the path of a JSON price list (see docs/service-file.md)',
-    REVIEW_APP_HOURS: 'the hours a review app lives before it is removed (1 to 720)',
-    MCP_READ_ONLY: 'true or false',
-    MCP_ALLOWED_TOOLS: `a comma list of tool names (such as projects_list) and groups (${toolGroups.join(', ')}), optionally with ${READONLY}`,
-    MCP_ALLOWED_ORIGINS: 'a comma list of origins such as https://app.example.com,http://localhost:6274, or *',
-    OAUTH_ASSISTANT_CLIENT_ID: 'a client id of letters, digits, ".", "_" and "-"',
-    OAUTH_ASSISTANT_REDIRECT_PREFIXES: 'a comma list of https URLs (or http on a loopback address) under which the assistant\'s callbacks live',
-    OAUTH_CLAUDE_CLIENT_ID: 'a client id of letters, digits, ".", "_" and "-"',
-    OAUTH_CLAUDE_CLIENT_SECRET: 'at least 32 random characters, shared with the connector\'s operator',
-    OAUTH_METADATA_DOCUMENTS: 'true or false',
-    SMTP_URL: 'an SMTP server URL such as smtps://user:password@smtp.example.com:465 or smtp://smtp.example.com:587',
-    SMTP_FROM: 'an email address, optionally with a name: Hostless <no-reply@example.com>',
-    NOTIFICATION_RETENTION_DAYS: 'a number of days, 1 to 3650',
-    SITES_DOMAIN: 'a domain whose subdomains name sites and apps, e.g. sites.example.com (localhost on a laptop)',
-    EDGE_FLUSH_MS: 'how often the edge writes what it measured, in ms (10 to 300000)',
-    DATABASE_PROVISIONER_URL: 'postgres://admin:password@db.internal:5432/postgres: an account with CREATEROLE and CREATEDB (or a superuser)',
-    DATABASE_PROVISIONER_PUBLIC_HOST: 'the host (and port) clients reach the provisioner\'s server at, such as db.example.com:5432',
-    DATABASE_PROVISIONER_BIN_DIR: 'the folder holding pg_dump and pg_restore, such as /usr/lib/postgresql/16/bin',
-    DATABASE_IMPORT_TIMEOUT_MS: 'the longest an import may run, in ms (1000 to 86400000)',
-    VM_DRIVER: 'records (a hypervisor driver comes with its own release)',
-    VM_CATALOGUE_FILE: 'the path of a JSON VM catalogue (see docs/virtual-machines.md)'
-};
+export { ConfigError };
 
-export class ConfigError extends Error { }
-
-function validated(env: NodeJS.ProcessEnv): Record<string, any> {
+function validated(env: NodeJS.ProcessEnv): Env {
     const split = (name: string) => {
         const items = env[name]?.split(',').map((item) => item.trim()).filter(Boolean);
         return items?.length ? items : undefined;                   // set but empty: the default
     };
-    const { value, error } = schema.validate(env, { abortEarly: true, convert: true });
+    const result = schema.validate(env, { abortEarly: true, convert: true });
+    const value = result.value as Env;
+    const error = result.error;
     const { error: listError } = lists.validate({
+        TRUSTED_PROXIES: split('TRUSTED_PROXIES'),
         MCP_ALLOWED_TOOLS: split('MCP_ALLOWED_TOOLS'), MCP_ALLOWED_ORIGINS: split('MCP_ALLOWED_ORIGINS'), OAUTH_ASSISTANT_REDIRECT_PREFIXES: split('OAUTH_ASSISTANT_REDIRECT_PREFIXES')
     });
-    const unpaired = ['GITHUB', 'GITLAB', 'BITBUCKET'].find((host) => !error && !value[`${host}_CLIENT_ID`] !== !value[`${host}_CLIENT_SECRET`]);
+    const unpaired = (['GITHUB', 'GITLAB', 'BITBUCKET'] as const).find((host) => !error && !clientSettings(value, host).id !== !clientSettings(value, host).secret);
     if (unpaired) {
-        const missing = value[`${unpaired}_CLIENT_ID`] ? `${unpaired}_CLIENT_SECRET` : `${unpaired}_CLIENT_ID`;
+        const missing = clientSettings(value, unpaired).id ? `${unpaired}_CLIENT_SECRET` : `${unpaired}_CLIENT_ID`;
         throw new ConfigError(`${missing} is not set: set it to ${hints[missing]}, or unset both to leave the host unconnected.`);
     }
 
@@ -251,10 +239,10 @@ function validated(env: NodeJS.ProcessEnv): Record<string, any> {
     }
 
     const prefixes = env.OAUTH_ASSISTANT_REDIRECT_PREFIXES === undefined ? DEFAULT_ASSISTANT_REDIRECT_PREFIXES : split('OAUTH_ASSISTANT_REDIRECT_PREFIXES') ?? [];
-    return { ...value, MCP_ALLOWED_TOOLS: split('MCP_ALLOWED_TOOLS'), MCP_ALLOWED_ORIGINS: split('MCP_ALLOWED_ORIGINS'), OAUTH_ASSISTANT_REDIRECT_PREFIXES: prefixes };
+    return { ...value, TRUSTED_PROXIES: split('TRUSTED_PROXIES') ?? [], MCP_ALLOWED_TOOLS: split('MCP_ALLOWED_TOOLS'), MCP_ALLOWED_ORIGINS: split('MCP_ALLOWED_ORIGINS'), OAUTH_ASSISTANT_REDIRECT_PREFIXES: prefixes };
 }
 
-function mcpSettings(value: Record<string, any>): McpConfig {
+function mcpSettings(value: Env): McpConfig {
     const publicUrl = stripSlash(value.PUBLIC_URL ?? `http://localhost:${value.PORT}`);
     const mcpPublicUrl = stripSlash(value.MCP_PUBLIC_URL ?? `http://localhost:${value.MCP_PORT}`);
     return {
@@ -266,8 +254,14 @@ function mcpSettings(value: Record<string, any>): McpConfig {
         mcpPublicUrl,
         apiBaseUrl: stripSlash(value.API_BASE_URL ?? publicUrl),
         mcpReadOnly: value.MCP_READ_ONLY,
+        mcpAdminToolsEnabled: value.MCP_ADMIN_TOOLS_ENABLED,
+        mcpDeveloperToolsEnabled: value.MCP_DEVELOPER_TOOLS_ENABLED,
+        mcpContextToolsEnabled: value.MCP_CONTEXT_TOOLS_ENABLED,
         mcpAllowedTools: value.MCP_ALLOWED_TOOLS ?? null,
-        mcpAllowedOrigins: value.MCP_ALLOWED_ORIGINS ?? [...new Set([new URL(mcpPublicUrl).origin, new URL(publicUrl).origin])]
+        mcpProjectId: value.MCP_PROJECT_ID || null,
+        mcpAllowedOrigins: value.MCP_ALLOWED_ORIGINS ?? [...new Set([new URL(mcpPublicUrl).origin, new URL(publicUrl).origin])],
+        trustedProxies: value.TRUSTED_PROXIES,
+        testData: testDataSettings(value)
     };
 }
 
@@ -292,17 +286,19 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
         dataDir,
         database: parseDatabaseUrl(value.DATABASE_URL, dataDir),
         redisUrl: value.REDIS_URL ?? null,
+        redisPrefix: value.REDIS_PREFIX,
+        rateLimits: rateLimitSettings(value),
         ...secrets,
         signupEnabled: value.SIGNUP_ENABLED,
         passwordCost: value.PASSWORD_HASH_COST,
         jobs: { mode: value.JOBS_MODE, concurrency: value.JOB_CONCURRENCY, ...(value.JOB_LEASE_MS ? { leaseMs: value.JOB_LEASE_MS } : {}) },
         securityEventRetentionDays: value.SECURITY_EVENT_RETENTION_DAYS,
-        outbound: { allowlist: value.OUTBOUND_ALLOWLIST.split(',').map((entry: string) => entry.trim()).filter(Boolean) },
+        outbound: { allowlist: value.OUTBOUND_ALLOWLIST.split(',').map((entry) => entry.trim()).filter(Boolean) },
         ...gitHostSettings(value),
         slack: { webhookHosts: slackHosts(value.SLACK_WEBHOOK_HOSTS), allowHttpLoopback: false },
-        runtime: { driver: value.RUNTIME_DRIVER, recordsStepDelayMs: value.RECORDS_STEP_DELAY_MS },
-        prices: value.PRICE_LIST_FILE ? readPriceList(value.PRICE_LIST_FILE) : DEFAULT_PRICE_LIST,
-        dnsServers: value.DNS_SERVERS.split(',').map((entry: string) => entry.trim()).filter(Boolean),
+        runtime: runtimeSettings(value, mcp, dataDir),
+        prices: value.PRICE_LIST_FILE ? readJson<PriceList>(value.PRICE_LIST_FILE, 'PRICE_LIST_FILE', 'price list', priceListSchema) : DEFAULT_PRICE_LIST,
+        dnsServers: value.DNS_SERVERS.split(',').map((entry) => entry.trim()).filter(Boolean),
         reviewAppHours: value.REVIEW_APP_HOURS,
         oauth: {
             assistant: value.OAUTH_ASSISTANT_REDIRECT_PREFIXES.length
@@ -320,22 +316,14 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
         },
         sites: { domain: value.SITES_DOMAIN, flushMs: value.EDGE_FLUSH_MS },
         databases: databasesSettings(value),
-        vms: { driver: value.VM_DRIVER, catalogue: value.VM_CATALOGUE_FILE ? readJson(value.VM_CATALOGUE_FILE, 'VM_CATALOGUE_FILE', 'VM catalogue', vmCatalogueSchema) : DEFAULT_VM_CATALOGUE }
+        vms: { driver: value.VM_DRIVER, catalogue: value.VM_CATALOGUE_FILE ? readJson<VmCatalogue>(value.VM_CATALOGUE_FILE, 'VM_CATALOGUE_FILE', 'VM catalogue', vmCatalogueSchema) : DEFAULT_VM_CATALOGUE },
+        apiKeys: { maxLifetimeDays: value.API_KEY_MAX_LIFETIME_DAYS ?? null },
+        secretScanning: { keysUrl: value.SECRET_SCANNING_KEYS_URL },
+        payments: paymentsSettings(value)
     };
 }
 
-function databasesSettings(value: Record<string, any>): DatabasesConfig {
-    const [, host, port] = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(value.DATABASE_PROVISIONER_PUBLIC_HOST ?? '') ?? [];
-    return {
-        provisionerUrl: value.DATABASE_PROVISIONER_URL ?? null,
-        publicHost: host ? host.replace(/^\[(.*)\]$/, '$1') : null,
-        publicPort: port ? Number(port) : null,
-        binDir: value.DATABASE_PROVISIONER_BIN_DIR ?? null,
-        importTimeoutMs: value.DATABASE_IMPORT_TIMEOUT_MS
-    };
-}
-
-function readJson<T>(file: string, name: string, what: string, shape: Joi.ObjectSchema<T>): T {
+function readJson<T>(file: string, name: string, what: string, shape: Joi.ObjectSchema): T {
     let raw: unknown;
     try {
         raw = JSON.parse(Fs.readFileSync(file, 'utf8'));
@@ -344,12 +332,12 @@ function readJson<T>(file: string, name: string, what: string, shape: Joi.Object
         throw new ConfigError(`${name} could not be read as JSON (${(err as Error).message}): set it to ${hints[name]}.`);
     }
 
-    const { value, error } = shape.validate(raw);
-    if (error) {
-        throw new ConfigError(`${name} is not a valid ${what}: ${error.details[0]!.message}.`);
+    const result = shape.validate(raw);
+    if (result.error) {
+        throw new ConfigError(`${name} is not a valid ${what}: ${result.error.details[0].message}.`);
     }
 
-    return value;
+    return result.value as T;
 }
 
 /** stdio mode's credential: a session access token or an API key, in APP_TOKEN. Never logged, never echoed. */
@@ -366,8 +354,8 @@ export function loadAppToken(env: NodeJS.ProcessEnv): string {
     return token;
 }
 
-function givenSecrets(value: Record<string, string | undefined>) {
-    for (const name of ['SESSION_SECRET', 'ENCRYPTION_KEY']) {
+function givenSecrets(value: Env) {
+    for (const name of ['SESSION_SECRET', 'ENCRYPTION_KEY'] as const) {
         if (!value[name]) {
             throw new ConfigError(`${name} is not set: in production (NODE_ENV=production) every secret must be given; set it to ${hints[name]}.`);
         }
@@ -378,11 +366,11 @@ function givenSecrets(value: Record<string, string | undefined>) {
 
 // On a laptop, secrets are generated once and kept in the data folder (created 0700; the file 0600), so restarts keep
 // sessions valid.
-function generatedSecrets(value: Record<string, string | undefined>, dataDir: string) {
+function generatedSecrets(value: Env, dataDir: string) {
     const file = Path.join(dataDir, 'secrets.json');
     let stored: { sessionSecret?: string; encryptionKey?: string } = {};
     if (Fs.existsSync(file)) {
-        stored = JSON.parse(Fs.readFileSync(file, 'utf8'));
+        stored = JSON.parse(Fs.readFileSync(file, 'utf8')) as typeof stored;
     }
 
     const secrets = {
@@ -398,51 +386,4 @@ function generatedSecrets(value: Record<string, string | undefined>, dataDir: st
     return secrets;
 }
 
-function readPriceList(file: string): PriceList {
-    let raw: unknown;
-    try {
-        raw = JSON.parse(Fs.readFileSync(file, 'utf8'));
-    }
-    catch (err) {
-        throw new ConfigError(`PRICE_LIST_FILE could not be read as JSON (${(err as Error).message}): set it to ${hints.PRICE_LIST_FILE}.`);
-    }
-
-    const { value, error } = priceListSchema.validate(raw);
-    if (error) {
-        throw new ConfigError(`PRICE_LIST_FILE is not a valid price list: ${error.details[0]!.message}.`);
-    }
-
-    return value as PriceList;
-}
-
-/** Host names a Slack webhook URL may name; set but empty: the default, hooks.slack.com. */
-function slackHosts(setting: string): string[] {
-    const hosts = setting.split(',').map((entry) => entry.trim().toLowerCase()).filter(Boolean);
-    return hosts.length ? hosts : ['hooks.slack.com'];
-}
-
-function gitHostSettings(value: Record<string, any>): Pick<Config, 'github' | 'gitlab' | 'bitbucket'> {
-    const githubUrl = stripSlash(value.GITHUB_URL);
-    const bitbucketUrl = stripSlash(value.BITBUCKET_URL);
-    const datacenter = value.BITBUCKET_EDITION === 'datacenter';
-    return {
-        github: {
-            webUrl: githubUrl,
-            apiUrl: stripSlash(value.GITHUB_API_URL ?? (githubUrl === 'https://github.com' ? 'https://api.github.com' : `${githubUrl}/api/v3`)),
-            clientId: value.GITHUB_CLIENT_ID ?? null,
-            clientSecret: value.GITHUB_CLIENT_SECRET ?? null
-        },
-        gitlab: { url: stripSlash(value.GITLAB_URL), clientId: value.GITLAB_CLIENT_ID ?? null, clientSecret: value.GITLAB_CLIENT_SECRET ?? null },
-        bitbucket: {
-            edition: value.BITBUCKET_EDITION,
-            url: bitbucketUrl,
-            apiUrl: stripSlash(value.BITBUCKET_API_URL ?? (datacenter ? `${bitbucketUrl}/rest/api/1.0` : 'https://api.bitbucket.org/2.0')),
-            clientId: value.BITBUCKET_CLIENT_ID ?? null,
-            clientSecret: value.BITBUCKET_CLIENT_SECRET ?? null
-        }
-    };
-}
-
-function stripSlash(value: string): string {
-    return value.replace(/\/+$/, '');
-}
+export type { DatabasesConfig, GitHubConfig, SlackConfig };

@@ -1,4 +1,5 @@
 import type { Manifest } from '../lib/compose';
+import { testDataMounted } from '../lib/test-data/gates';
 import { renderToolList } from '../lib/docs/mcp-page';
 import type { ApiClient } from '../lib/mcp/api-client';
 import { loopbackHosts, loopbackOrigins } from '../lib/mcp/http';
@@ -21,9 +22,10 @@ export function mcpMountedTables(): RouteTable[] {
     return MCP_FAMILIES.map((family) => family.table);
 }
 
-/** The generated tool list of docs/mcp.md: every documentation tool, and all 30 platform tools, offered or not. */
+/** The generated tool list of docs/mcp.md: every documentation tool, all 30 platform tools, offered or not, and deployments_trigger. */
 export function mcpToolList(): string {
-    return renderToolList(docsTools(new DocsIndex([]), ''), platformCatalogue({ readOnly: false, allowedTools: null }).all);
+    const catalogue = platformCatalogue({ readOnly: false, allowedTools: null });
+    return renderToolList(docsTools(new DocsIndex([]), ''), catalogue.all, catalogue.deploy);
 }
 
 // The MCP server: its own hapi server and port, with no database and no token of its own. Platform tools act with
@@ -53,10 +55,15 @@ export function mcpManifest(config: McpConfig, api: ApiClient, write: (line: str
                         docsMcpPath: DOCS_MCP_PATH,
                         readOnly: config.mcpReadOnly,
                         allowedTools: config.mcpAllowedTools,
+                        projectId: config.mcpProjectId ?? null,
                         allowedOrigins: config.mcpAllowedOrigins,
                         allowedHosts,
                         loopbackOrigins: ownOrigins,
-                        version: pkg.version
+                        version: pkg.version,
+                        trustedProxies: config.trustedProxies,
+                        adminTools: config.mcpAdminToolsEnabled ?? false,
+                        diagnostics: { developer: config.mcpDeveloperToolsEnabled ?? false, context: config.mcpContextToolsEnabled ?? false },
+                        testDataTools: testDataMounted(config.nodeEnv, config.testData)
                     }
                 },
                 {

@@ -3,11 +3,12 @@ import type { Server } from '@hapi/hapi';
 import { deployment, mcpDeployment } from '.';
 import { ConfigError, loadConfig, loadMcpConfig, type McpConfig } from './config';
 import { DOCS_MCP_PATH } from './mcp';
+import { stopOnSignals } from './shutdown';
 
 // `npm start` runs the API (with the dashboard and the docs site) and the MCP server in one process on two ports (the
 // MCP server reaches the API in-process) and prints their URLs. `node dist/manifest/start.js api|mcp` runs one alone
 // (the MCP server alone reaches the API over HTTP at API_BASE_URL). JOBS_MODE=worker runs the job workers (and the
-// scheduler) only: no port is opened. SIGINT or SIGTERM drain and stop the servers. stdio mode has its own entry, manifest/stdio.ts.
+// scheduler) only: no port is opened. SIGINT or SIGTERM drain and stop the servers (manifest/shutdown.ts). stdio mode has its own entry, manifest/stdio.ts.
 const MODES = ['all', 'api', 'mcp'] as const;
 type Mode = typeof MODES[number];
 
@@ -33,6 +34,7 @@ async function start(mode: Mode): Promise<Server[]> {
         const worker = await deployment({ config });
         worker.plugins['hostless-jobs'].queue.start();
         worker.plugins['hostless-resources'].services.scheduler.start();
+        await worker.plugins['hostless-runtime']?.start();       // the process runtime: heartbeat, samples, take-overs
         print(['', `Hostless job worker running (${config.jobs.concurrency} at a time)`]);
         return [worker];
     }
@@ -60,18 +62,7 @@ async function main(): Promise<void> {
         throw new ConfigError(`Unknown mode "${process.argv[2]}": start with no argument (API and MCP server), or with one of ${MODES.join(', ')}.`);
     }
 
-    const servers = await start(mode);
-    const stop = async (signal: string) => {
-        process.stdout.write(`\n${signal}: stopping (requests and jobs in flight finish first)\n`);
-        for (const server of servers) {
-            await server.stop({ timeout: 10_000 });
-        }
-
-        process.exit(0);
-    };
-
-    process.once('SIGINT', () => void stop('SIGINT'));
-    process.once('SIGTERM', () => void stop('SIGTERM'));
+    stopOnSignals(await start(mode));
 }
 
 main().catch((err: Error) => {

@@ -1,13 +1,16 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 
+import { adminToolsOn } from '../lib/mcp/admin-tools';
+import { testDataToolsOn } from '../lib/mcp/test-data-tools';
+import { testDataMounted } from '../lib/test-data/gates';
 import { ApiUnreachableError, httpApiClient } from '../lib/mcp/api-client';
 import { loadDocs } from '../lib/docs/pages';
 import { DocsIndex } from '../lib/docs/search';
-import { platformToolsOn } from '../lib/mcp/platform-tools';
+import { gateTransport } from '../lib/mcp/revision';
 import { buildServer } from '../lib/mcp/tool';
 import { DOCS_INSTRUCTIONS } from '../plugins/mcp-docs';
 import { docsTools } from '../plugins/mcp-docs/tools';
-import { PLATFORM_INSTRUCTIONS, platformCatalogue } from '../plugins/mcp-platform';
+import { offeredTools, PLATFORM_CACHE, PLATFORM_INSTRUCTIONS, platformCatalogue } from '../plugins/mcp-platform';
 import { ConfigError, loadAppToken, loadMcpConfig, type McpConfig } from './config';
 import { DOCS_DIR } from './docs';
 import pkg from '../package.json';
@@ -27,17 +30,27 @@ async function runStdio(config: McpConfig, token: string, log: (line: string) =>
         throw new ConfigError(`APP_TOKEN was refused by the API at ${config.apiBaseUrl}: ${message}`);
     }
 
-    const identity = answer.body as { via: string; credentialId: string };
-    const { offered } = platformCatalogue({ readOnly: config.mcpReadOnly, allowedTools: config.mcpAllowedTools });
+    const identity = answer.body as { via: string; credentialId: string; isAdmin?: boolean };
     const tools = [
-        ...platformToolsOn(offered, api),
+        ...offeredTools(platformCatalogue({
+            readOnly: config.mcpReadOnly, allowedTools: config.mcpAllowedTools,
+            diagnostics: { developer: config.mcpDeveloperToolsEnabled ?? false, context: config.mcpContextToolsEnabled ?? false }
+        }), api),
+        // An admin's session gets the admin tools; the API rechecks the flag and audits every call.
+        ...config.mcpAdminToolsEnabled && identity.via === 'session' && identity.isAdmin ? adminToolsOn(api) : [],
+        // Test-data tools: development only (lib/test-data/gates.ts), for API keys; the API checks the rest.
+        ...testDataMounted(config.nodeEnv, config.testData) && identity.via === 'key' ? testDataToolsOn(api) : [],
         ...docsTools(new DocsIndex(loadDocs(DOCS_DIR)), config.publicUrl)
     ];
-    const server = buildServer({ name: 'hostless', version: pkg.version, instructions: `${PLATFORM_INSTRUCTIONS} ${DOCS_INSTRUCTIONS}` }, tools, {
+    const info = { name: 'hostless', version: pkg.version, instructions: `${PLATFORM_INSTRUCTIONS} ${DOCS_INSTRUCTIONS}` };
+    const server = buildServer(info, tools, {
         authorization,
+        projectPin: config.mcpProjectId ?? null,
         fault: (err) => log(`${err instanceof Error ? err.stack : String(err)}\n`)
     });
-    await server.connect(new StdioServerTransport());
+    const transport = new StdioServerTransport();
+    await server.connect(transport);
+    gateTransport(transport, { info, cache: PLATFORM_CACHE });  // revision 2026-07-28 beside the 2025 handshake
     log(`Hostless MCP server on stdio: ${tools.length} tools, acting as ${identity.via} ${identity.credentialId} on ${config.apiBaseUrl}\n`);
 }
 

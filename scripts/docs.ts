@@ -5,12 +5,12 @@ import * as Path from 'node:path';
 
 import { withToolList } from '../lib/docs/mcp-page';
 import { renderScopesPage } from '../lib/docs/scopes-page';
-import { mountedTables } from '../manifest/api';
+import { servedTables } from '../manifest/api';
 import { mcpToolList } from '../manifest/mcp';
 import { ROUTE_TABLES } from '../manifest/routes';
 
 const docs = Path.join(__dirname, '..', 'docs');
-const mounted = new Set(mountedTables().flatMap((table) => table.rows.map((row) => row.id)));
+const mounted = new Set(servedTables().flatMap((table) => table.rows.map((row) => row.id)));
 Fs.writeFileSync(Path.join(docs, 'scopes.md'), renderScopesPage(ROUTE_TABLES, mounted));
 console.log('docs/scopes.md written');
 

@@ -29,5 +29,9 @@ exports.prototype.end = function (notebook) {
         summary.errors.push(err.message);
     }
 
+    if (notebook.coverage) {
+        summary.coverage = notebook.coverage.percent;
+    }
+
     this.report(JSON.stringify(summary));
 };

@@ -21,7 +21,7 @@ function sources(dir: string): string[] {
 function imports(file: string): string[] {
     const text = Fs.readFileSync(Path.join(root, file), 'utf8');
     return [...text.matchAll(/(?:import|export)[^'"]*from\s+'(\.[^']+)'|require\('(\.[^']+)'\)/g)]
-        .map((match) => Path.relative(root, Path.resolve(Path.dirname(Path.join(root, file)), match[1] ?? match[2]!)));
+        .map((match) => Path.relative(root, Path.resolve(Path.dirname(Path.join(root, file)), match[1] ?? match[2])));
 }
 
 describe('architecture', () => {

@@ -30,8 +30,8 @@ const { describe, it, before, after } = exports.lab = Lab.script();
 const { expect } = Code;
 
 const execFile = Util.promisify(ChildProcess.execFile);
-const ID = /^(?:prj|app|dep|crn|run|prc|key|usr|svoc|inv|cln|vm)_[0-9A-Za-z]{16}$/;
-const PLACEHOLDER = /\b(svk|prj|app|dep|crn|run|prc|key|usr|svoc|inv|cln|vm)_\.\.\./g;
+const ID = /^(?:prj|app|dep|crn|run|prc|key|usr|svoc|inv|cln|vm|ses)_[0-9A-Za-z]{16}$/;
+const PLACEHOLDER = /\b(svk|prj|app|dep|crn|run|prc|key|usr|svoc|inv|cln|vm|ses)_\.\.\./g;
 // Blocks a person runs with a browser in the loop (the OAuth consent): marked `<!-- expect: interactive -->` and not
 // run here; test/browser/oauth.ts runs that flow end to end (docs/oauth.md: authorize, exchange, use, refresh,
 // revoke, disconnect). Few, and counted.
@@ -49,7 +49,7 @@ function shellCommands(block: string): string[] {
     let current = '';
     let quote: '\'' | '"' | null = null;
     for (let i = 0; i < block.length; ++i) {
-        const char = block[i]!;
+        const char = block[i];
         if (quote) {
             quote = char === quote ? null : quote;
             current += char;
@@ -93,7 +93,7 @@ function readPages(): Page[] {
         const examples: Example[] = [];
         let interactive = 0;
         for (const match of markdown.matchAll(/(?:^<!-- expect: ([\w ]+) -->\n)?^```(?:sh|bash)\n([\s\S]*?)^```$/gm)) {
-            const curls = shellCommands(match[2]!).filter((command) => command.startsWith('curl '));
+            const curls = shellCommands(match[2]).filter((command) => command.startsWith('curl '));
             if (!curls.length) {
                 continue;
             }
@@ -108,7 +108,7 @@ function readPages(): Page[] {
                 throw new Error(`docs/${path}.md: a block of ${curls.length} curl example(s) needs <!-- expect: <status> ... --> with ${curls.length} status(es) right before it (found "${match[1] ?? ''}")`);
             }
 
-            curls.forEach((command, i) => examples.push({ page: path, command, status: statuses[i]! }));
+            curls.forEach((command, i) => examples.push({ page: path, command, status: statuses[i] }));
         }
 
         const scopes = /KEY=svk_\.\.\.\s+#\s*a key with (.+)$/m.exec(markdown)?.[1]?.split(/,\s*/);
@@ -162,7 +162,7 @@ describe('the curl examples of docs/', () => {
         for (const email of [...named].filter((address) => !registered.includes(address))) {
             const res = await server.inject({ method: 'POST', url: '/v1/auth/register', payload: { email, password: 'a long passphrase' } });
             expect(res.statusCode, email).to.equal(201);
-            sessions[`${email.split('@')[0]!.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_SESSION`] = `Bearer ${(res.result as { accessToken: string }).accessToken}`;
+            sessions[`${email.split('@')[0].toUpperCase().replace(/[^A-Z0-9]/g, '_')}_SESSION`] = `Bearer ${(res.result as { accessToken: string }).accessToken}`;
         }
     });
 
@@ -178,8 +178,8 @@ describe('the curl examples of docs/', () => {
         const knex = instance.api.server.app.knex;
         for (let tries = 0; tries < 500; ++tries) {
             const now = new Date().toISOString();
-            const [busy] = await knex('jobs').where('status', 'running').orWhere((query) => query.where('status', 'queued').andWhere('run_at', '<=', now)).count({ n: '*' });
-            if (!Number(busy!.n)) {
+            const [busy] = await knex('jobs').where('status', 'running').orWhere((query) => void query.where('status', 'queued').andWhere('run_at', '<=', now)).count({ n: '*' });
+            if (!Number(busy.n)) {
                 return;
             }
 

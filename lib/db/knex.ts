@@ -60,8 +60,10 @@ export function createKnex(config: DatabaseConfig): Knex {
     });
 }
 
+const clientConfig = (knex: Knex): Knex.Config => (knex.client as { config: Knex.Config }).config;
+
 export function dialect(knex: Knex): 'sqlite' | 'postgres' {
-    return knex.client.config.client === 'pg' ? 'postgres' : 'sqlite';
+    return clientConfig(knex).client === 'pg' ? 'postgres' : 'sqlite';
 }
 
 /** The SQLite file behind a knex instance, or null for PostgreSQL and in-memory databases. */
@@ -70,7 +72,7 @@ export function sqliteFilename(knex: Knex): string | null {
         return null;
     }
 
-    const filename = (knex.client.config.connection as { filename?: string } | undefined)?.filename;
+    const filename = (clientConfig(knex).connection as { filename?: string } | undefined)?.filename;
     return filename && filename !== ':memory:' ? filename : null;
 }
 

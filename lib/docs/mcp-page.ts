@@ -1,3 +1,4 @@
+import type { DeployToolDefinition } from '../mcp/deploy-tool';
 import type { PlatformToolDefinition } from '../mcp/platform-tools';
 import { describeArguments, type ToolDefinition } from '../mcp/tool';
 
@@ -27,7 +28,7 @@ function entry(tool: ToolDefinition, rest?: string): string[] {
     ];
 }
 
-export function renderToolList(docs: readonly ToolDefinition[], platform: readonly PlatformToolDefinition[]): string {
+export function renderToolList(docs: readonly ToolDefinition[], platform: readonly PlatformToolDefinition[], deploy: DeployToolDefinition | null = null): string {
     const kinds = [...new Set(platform.map((tool) => tool.kind))];
     const offered = kinds.filter((kind) => platform.some((tool) => tool.kind === kind && tool.offered));
     const out = [
@@ -41,10 +42,15 @@ export function renderToolList(docs: readonly ToolDefinition[], platform: readon
 
     for (const kind of kinds) {
         const tools = platform.filter((tool) => tool.kind === kind);
-        out.push(`### ${tools[0]!.plural[0]!.toUpperCase()}${tools[0]!.plural.slice(1)} (\`POST /mcp\`)${offered.includes(kind) ? '' : ': defined, offered once this version serves their routes'}`, '');
+        out.push(`### ${tools[0].plural[0].toUpperCase()}${tools[0].plural.slice(1)} (\`POST /mcp\`)${offered.includes(kind) ? '' : ': defined, offered once this version serves their routes'}`, '');
         for (const tool of tools) {
             out.push(...entry(tool, `${tool.row.method} ${tool.row.path}`));
         }
+    }
+
+    if (deploy) {
+        out.push('### Deploy (`POST /mcp`)', '');
+        out.push(...entry(deploy, Object.values(deploy.routes).map((row) => `${row.method} ${row.path}`).join('`, `')));
     }
 
     out.push(TOOLS_END);

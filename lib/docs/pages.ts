@@ -53,7 +53,7 @@ export function loadDocs(dir: string): DocPage[] {
     });
 
     const index = pages.find((page) => page.path === 'index');
-    const linked = index ? [...index.markdown.matchAll(/\]\(([\w./-]+)\.md(?:#[\w-]*)?\)/g)].map((match) => match[1]!) : [];
+    const linked = index ? [...index.markdown.matchAll(/\]\(([\w./-]+)\.md(?:#[\w-]*)?\)/g)].map((match) => match[1]) : [];
     const rank = (page: DocPage) => page.path === 'index' ? -1 : linked.includes(page.path) ? linked.indexOf(page.path) : linked.length;
     return pages.sort((a, b) => rank(a) - rank(b) || a.path.localeCompare(b.path));
 }
@@ -72,7 +72,7 @@ export function splitSections(markdown: string): DocSection[] {
     const tokens = parser.parse(markdown, {});
     let heading: string | null = null;                          // the tag of the heading being read
     for (const token of tokens) {
-        const current = sections[sections.length - 1]!;
+        const current = sections[sections.length - 1];
         if (token.type === 'heading_open') {
             heading = token.tag;
         }

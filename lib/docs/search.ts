@@ -110,7 +110,7 @@ export class DocsIndex {
         const perPage = new Map<string, number>();
         const hits: SearchHit[] = [];
         for (const [id, score] of this.ranked(terms)) {
-            const { page, section } = this.entries[id]!;
+            const { page, section } = this.entries[id];
             const shown = perPage.get(page.path) ?? 0;
             if (shown >= PER_PAGE) {
                 continue;
@@ -132,7 +132,7 @@ export class DocsIndex {
         const seen = new Set<string>();
         const hits: PageHit[] = [];
         for (const [id, score] of this.ranked(terms)) {
-            const { page, section } = this.entries[id]!;
+            const { page, section } = this.entries[id];
             if (seen.has(page.path)) {
                 continue;
             }
@@ -160,7 +160,7 @@ export class DocsIndex {
 
             const idf = Math.log(1 + (this.entries.length - posting.size + 0.5) / (posting.size + 0.5));
             for (const [id, frequencies] of posting) {
-                const textNorm = 1 - B + B * this.entries[id]!.length / this.averageLength;
+                const textNorm = 1 - B + B * this.entries[id].length / this.averageLength;
                 const saturated = (field: keyof Frequencies, norm = 1) => frequencies[field] * (K1 + 1) / (frequencies[field] + K1 * norm);
                 const score = WEIGHTS.heading * saturated('heading') + WEIGHTS.title * saturated('title') + WEIGHTS.text * saturated('text', textNorm);
                 scores.set(id, (scores.get(id) ?? 0) + idf * score);
@@ -193,7 +193,7 @@ export function snippet(text: string, terms: readonly string[]): SnippetPart[] {
     const parts: SnippetPart[] = start > 0 ? [{ text: '… ', match: false }] : [];
     let at = start;
     for (const match of found) {
-        const index = match.index!;
+        const index = match.index;
         if (index < start || index + match[0].length > end) {
             continue;
         }

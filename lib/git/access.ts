@@ -34,7 +34,7 @@ export interface Repository {
 export interface RepositorySettings {
     name: string;
     projectId: string;
-    repoProvider: GitProviderName | null;
+    repoProvider: GitProviderName | 'git' | null;                // git: a repository by URL, cloned without a connection
     repoName: string | null;
     repoBranch: string | null;
 }
@@ -88,6 +88,10 @@ export class GitAccess {
     async repositoryOf(resource: RepositorySettings, noun: string, path: string): Promise<Repository> {
         if (!resource.repoProvider || !resource.repoName || !resource.repoBranch) {
             throw Boom.conflict(`The ${noun} ${resource.name} has no repository: set one with PATCH ${path} {"repository": {...}}`);
+        }
+
+        if (resource.repoProvider === 'git') {
+            throw Boom.conflict(`The ${noun} ${resource.name} builds from a Git URL (${resource.repoName}): this needs a repository of a connected Git host (GitHub, GitLab or Bitbucket)`);
         }
 
         const connection = await this.required(resource.projectId, resource.repoProvider);

@@ -3,6 +3,7 @@ import * as Os from 'node:os';
 import * as Path from 'node:path';
 
 import type { GitAccess, RepositorySettings } from './access';
+import type { GitProviderName } from './provider';
 
 // What a runtime needs to clone a resource's repository with its project's connection, without the token in the
 // URL, in argv or in git's configuration: a plain HTTPS URL, and the environment that makes git ask a helper
@@ -29,7 +30,7 @@ const quote = (value: string) => `'${value.replace(/'/g, '\'\\\'\'')}'`;
 
 export async function cloneCredentials(access: GitAccess, resource: RepositorySettings, noun: string, path: string, options: CloneOptions = {}): Promise<CloneCredentials> {
     const repository = await access.repositoryOf(resource, noun, path);
-    const connection = await access.required(resource.projectId, resource.repoProvider!);
+    const connection = await access.required(resource.projectId, resource.repoProvider as GitProviderName);
     const host = access.host(connection.provider);
     const token = await access.tokenFor(connection);
 

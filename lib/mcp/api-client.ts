@@ -1,6 +1,8 @@
 // How the MCP server reaches this deployment's REST API: over HTTP to API_BASE_URL, or in-process through the API
 // server's inject() when both share a process. One interface, so every caller is blind to which. The caller's
 // Authorization header goes to that API and nowhere else: paths are relative to it and redirects are not followed.
+// The caller's address travels with it: as X-Forwarded-For over HTTP (believed only when the API lists this server
+// in TRUSTED_PROXIES), as the request's own address in-process (inject is this process's own word).
 
 export interface ApiRequest {
     method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -8,6 +10,8 @@ export interface ApiRequest {
     query?: Readonly<Record<string, string | number | undefined>>;
     body?: unknown;
     authorization: string;
+    forwardedFor?: string | null;                               // the MCP caller's address, for the key's allow-list
+    projectPin?: string | null;                                 // X-Project-Pin: the one project this call may reach
 }
 
 export interface ApiResponse {
@@ -19,7 +23,7 @@ export interface ApiResponse {
 export interface ApiClient {
     readonly baseUrl: string;
     request(request: ApiRequest): Promise<ApiResponse>;
-    introspect(authorization: string): Promise<ApiResponse>;   // GET /v1/auth/introspect
+    introspect(authorization: string, forwardedFor?: string | null): Promise<ApiResponse>;   // GET /v1/auth/introspect
     jwks(): Promise<ApiResponse>;                               // GET /.well-known/jwks.json: the keys of OAuth access tokens
 }
 
@@ -83,9 +87,12 @@ export function httpApiClient(baseUrl: string): ApiClient {
 
     return {
         baseUrl,
-        request: (request) => send(request.method, relativeUrl(request), { authorization: request.authorization }, request.body),
-        introspect(authorization) {
-            return this.request({ method: 'GET', path: '/v1/auth/introspect', authorization });
+        request: (request) => send(request.method, relativeUrl(request), {
+            authorization: request.authorization, ...(request.forwardedFor ? { 'x-forwarded-for': request.forwardedFor } : {}),
+            ...(request.projectPin ? { 'x-project-pin': request.projectPin } : {})
+        }, request.body),
+        introspect(authorization, forwardedFor) {
+            return this.request({ method: 'GET', path: '/v1/auth/introspect', authorization, forwardedFor: forwardedFor ?? null });
         },
         jwks: () => send('GET', JWKS_PATH, {})
     };
@@ -93,25 +100,27 @@ export function httpApiClient(baseUrl: string): ApiClient {
 
 /** What injectApiClient needs of a hapi server. */
 export interface Injectable {
-    inject(options: { method: string; url: string; headers: Record<string, string>; payload?: string; validate?: boolean }): Promise<{ statusCode: number; payload: string; headers: Record<string, unknown>; result?: unknown }>;
+    inject(options: { method: string; url: string; headers: Record<string, string>; payload?: string; validate?: boolean; remoteAddress?: string }): Promise<{ statusCode: number; payload: string; headers: Record<string, unknown>; result?: unknown }>;
 }
 
 /**
  * The API in this process. `introspect`, when given, is the auth plugin's own credential check: the answer of
  * GET /v1/auth/introspect without a request through hapi, which the MCP server asks on every request.
  */
-export function injectApiClient(server: Injectable, baseUrl: string, introspect?: (authorization: string) => Promise<{ status: number; body: unknown }>): ApiClient {
+export function injectApiClient(server: Injectable, baseUrl: string, introspect?: (authorization: string, ip: string | null) => Promise<{ status: number; body: unknown }>): ApiClient {
     return {
         baseUrl,
-        async introspect(authorization) {
-            return introspect ? { ...await introspect(authorization), link: null } : this.request({ method: 'GET', path: '/v1/auth/introspect', authorization });
+        async introspect(authorization, forwardedFor) {
+            return introspect
+                ? { ...await introspect(authorization, forwardedFor ?? null), link: null }
+                : this.request({ method: 'GET', path: '/v1/auth/introspect', authorization, forwardedFor: forwardedFor ?? null });
         },
         async jwks() {
             const response = await server.inject({ method: 'GET', url: JWKS_PATH, headers: { accept: 'application/json' }, validate: false });
             return { status: response.statusCode, body: parse(response.payload, response.statusCode), link: null };
         },
         async request(request) {
-            const headers: Record<string, string> = { accept: 'application/json', authorization: request.authorization };
+            const headers: Record<string, string> = { accept: 'application/json', authorization: request.authorization, ...(request.projectPin ? { 'x-project-pin': request.projectPin } : {}) };
             if (request.body !== undefined) {
                 headers['content-type'] = 'application/json';
             }
@@ -122,6 +131,7 @@ export function injectApiClient(server: Injectable, baseUrl: string, introspect?
                 url: relativeUrl(request),
                 headers,
                 validate: false,
+                ...(request.forwardedFor ? { remoteAddress: request.forwardedFor } : {}),
                 ...(request.body !== undefined ? { payload: JSON.stringify(request.body) } : {})
             });
             // hapi keeps the value it serialized: the same JSON, without parsing the payload back.

@@ -5,6 +5,7 @@ import type { Server as McpServer } from '@modelcontextprotocol/sdk/server/index
 
 import { pairHandlers, type RouteTable } from '../route-table';
 import { JsonResponseTransport, rpcError, UNSUPPORTED_MEDIA_TYPE } from './json-transport';
+import type { RevisionProfile } from './revision';
 
 // MCP over streamable HTTP inside hapi, stateless: every POST gets a new SDK Server and a new transport. hapi parses
 // the JSON body and owns the response (security headers, logs); the transport (json-transport.ts) gets the headers
@@ -12,8 +13,8 @@ import { JsonResponseTransport, rpcError, UNSUPPORTED_MEDIA_TYPE } from './json-
 // Authorization header is not handed to the SDK: tools receive the credential from the route, nothing else does.
 
 /** Serves one JSON-RPC POST with a server built for this request alone. */
-export async function serveMcp(request: Request, h: ResponseToolkit, server: McpServer): Promise<ResponseObject> {
-    const transport = new JsonResponseTransport();
+export async function serveMcp(request: Request, h: ResponseToolkit, server: McpServer, profile: RevisionProfile): Promise<ResponseObject> {
+    const transport = new JsonResponseTransport(profile);
     await server.connect(transport);
     const header = (name: string) => {
         const value = request.headers[name];
@@ -23,7 +24,7 @@ export async function serveMcp(request: Request, h: ResponseToolkit, server: Mcp
     // The transport answers once every request in the message has been handled: nothing is left in flight, so the
     // server and transport are dropped rather than closed (closing builds an error object per request to reject
     // pending calls there cannot be).
-    const answer = await transport.handle({ accept: header('accept'), contentType: header('content-type'), protocolVersion: header('mcp-protocol-version') }, request.payload);
+    const answer = await transport.handle({ accept: header('accept'), contentType: header('content-type'), protocolVersion: header('mcp-protocol-version'), mcpMethod: header('mcp-method'), mcpName: header('mcp-name') }, request.payload);
     return answer.body === null ? h.response().code(answer.status) : h.response(answer.body).type('application/json').code(answer.status);
 }
 

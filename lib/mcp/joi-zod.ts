@@ -24,7 +24,7 @@ const regexOf = (source: string): RegExp => {
         throw new Error(`Cannot read the pattern ${source}`);
     }
 
-    return new RegExp(match[1]!, match[2]);
+    return new RegExp(match[1], match[2]);
 };
 
 const limit = (rule: { args?: { limit?: number } }) => rule.args!.limit!;
@@ -67,7 +67,7 @@ function base(description: Description): z.ZodType {
                     case 'pattern': {
                         const regex = regexOf(rule.args!.regex!);
                         type = rule.args?.options?.invert
-                            ? type.refine((value) => !regex.test(value), { message: rule.args!.options!.name ? `must not contain ${rule.args!.options!.name}` : 'holds characters that are not accepted' })
+                            ? type.refine((value) => !regex.test(value), { message: rule.args.options.name ? `must not contain ${rule.args.options.name}` : 'holds characters that are not accepted' })
                             : type.regex(regex, rule.args?.options?.name ? `must be a ${rule.args.options.name}` : undefined);
                         break;
                     }
@@ -103,7 +103,7 @@ function base(description: Description): z.ZodType {
                 switch (rule.name) {
                     case 'min': type = type.min(limit(rule)); break;
                     case 'max': type = type.max(limit(rule)); break;
-                    case 'unique': type = type.refine((items) => new Set(items.map((item) => JSON.stringify(item))).size === items.length, { message: 'must not repeat an item' }) as never; break;
+                    case 'unique': type = type.refine((items) => new Set(items.map((item) => JSON.stringify(item))).size === items.length, { message: 'must not repeat an item' }); break;
                     default: throw new Error(`The MCP schema derivation does not know the array rule ${rule.name}`);
                 }
             }
@@ -115,8 +115,8 @@ function base(description: Description): z.ZodType {
             let type: z.ZodType;
             if (description.patterns?.length) {
                 const [pattern] = description.patterns;
-                const value = convert({ ...pattern!.rule, flags: { ...pattern!.rule.flags, presence: 'required' } });
-                const key = pattern!.schema ? base(pattern!.schema) as z.ZodString : pattern!.regex ? z.string().regex(regexOf(pattern!.regex)) : z.string();
+                const value = convert({ ...pattern.rule, flags: { ...pattern.rule.flags, presence: 'required' } });
+                const key = pattern.schema ? base(pattern.schema) as z.ZodString : pattern.regex ? z.string().regex(regexOf(pattern.regex)) : z.string();
                 type = z.record(key, value);
             }
             else {

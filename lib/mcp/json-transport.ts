@@ -3,6 +3,8 @@ import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isInitializeRequest, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 
+import { answerNow, classify, decorate, errorAnswer, hasModernSignal, headerError, versionError, type RevisionProfile } from './revision';
+
 // The streamable HTTP transport of one stateless POST in JSON-response mode, for a body hapi has already parsed: the
 // SDK's Transport interface under the SDK's Server. It answers exactly as the SDK's WebStandardStreamableHTTPServerTransport
 // does in that mode (test/mcp/transport.ts sends both the same table of requests and compares the answers) with
@@ -20,6 +22,8 @@ export interface TransportHeaders {
     accept?: string | undefined;
     contentType?: string | undefined;
     protocolVersion?: string | undefined;
+    mcpMethod?: string | undefined;                             // Mcp-Method (revision 2026-07-28)
+    mcpName?: string | undefined;                               // Mcp-Name (revision 2026-07-28)
 }
 
 /** An HTTP answer: a status and a JSON body, or null for none (202). */
@@ -49,6 +53,10 @@ export class JsonResponseTransport implements Transport {
     private readonly waiting = new Map<RequestId, number>();    // a request's id -> its place among the answers
     private answers: JSONRPCMessage[] = [];
     private settle: (() => void) | null = null;
+    private modernMethod: string | null = null;                 // the method of a 2026-07-28 request in flight
+
+    /** With a profile, the transport also serves revision 2026-07-28 (see revision.ts); without, the 2025 revisions only. */
+    constructor(private readonly profile?: RevisionProfile) { }
 
     async start(): Promise<void> { }
 
@@ -62,7 +70,7 @@ export class JsonResponseTransport implements Transport {
             return;
         }
 
-        this.answers[this.waiting.get(message.id)!] = message;
+        this.answers[this.waiting.get(message.id)!] = this.modernMethod && this.profile ? decorate(message, this.modernMethod, this.profile) : message;
         this.waiting.delete(message.id);
         if (!this.waiting.size) {
             this.settle?.();
@@ -76,6 +84,18 @@ export class JsonResponseTransport implements Transport {
         }
 
         this.used = true;
+        if (this.profile && hasModernSignal(body, headers.protocolVersion)) {
+            const refused = this.checkHttp(headers);
+            if (refused) {
+                return refused;
+            }
+
+            const classified = classify(body, { protocolVersion: headers.protocolVersion, method: headers.mcpMethod, name: headers.mcpName });
+            if (classified.kind !== 'legacy') {
+                return this.handleModern(classified, headers);
+            }
+        }
+
         const messages = this.check(headers, body);
         if (!Array.isArray(messages)) {
             this.onerror?.(new Error((messages.body as { error: { message: string } }).error.message));
@@ -95,14 +115,49 @@ export class JsonResponseTransport implements Transport {
         return { status: 200, body: this.answers.length === 1 ? this.answers[0] : this.answers };
     }
 
-    /** The messages of a body the transport accepts, or its refusal: the SDK's checks, in the SDK's order. */
-    private check(headers: TransportHeaders, body: unknown): JSONRPCMessage[] | TransportAnswer {
+    /** One POST of revision 2026-07-28: a refusal, an answer of the revision's own, or the Server's answer decorated. */
+    private async handleModern(classified: Exclude<ReturnType<typeof classify>, { kind: 'legacy' }>, headers: TransportHeaders): Promise<TransportAnswer> {
+        if (classified.kind === 'reject') {
+            return { status: classified.status, body: errorAnswer(null, classified.error) };
+        }
+
+        if (classified.kind === 'notification') {
+            return { status: 202, body: null };                 // nothing in this server acts on a notification of the new revision
+        }
+
+        const request = classified.message;
+        const refusal = versionError(request) ?? headerError(request, { protocolVersion: headers.protocolVersion, method: headers.mcpMethod, name: headers.mcpName });
+        if (refusal) {
+            return { status: 400, body: errorAnswer(request.id, refusal) };
+        }
+
+        const now = answerNow(request, this.profile!);
+        if (now) {
+            return { status: 200, body: now };
+        }
+
+        this.modernMethod = request.method;
+        this.waiting.set(request.id, 0);
+        const answered = new Promise<void>((resolve) => this.settle = resolve);
+        this.onmessage?.(request as unknown as JSONRPCMessage);
+        await answered;
+        return { status: 200, body: this.answers[0] };
+    }
+
+    /** The HTTP-level checks both eras share, first: what the client accepts and what it sends. */
+    private checkHttp(headers: TransportHeaders): TransportAnswer | null {
         if (!headers.accept?.includes('application/json') || !headers.accept.includes('text/event-stream')) {
             return refusal(406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
         }
 
-        if (!isJsonContentType(headers.contentType ?? null)) {
-            return refusal(415, -32000, UNSUPPORTED_MEDIA_TYPE);
+        return isJsonContentType(headers.contentType ?? null) ? null : refusal(415, -32000, UNSUPPORTED_MEDIA_TYPE);
+    }
+
+    /** The messages of a body the transport accepts, or its refusal: the SDK's checks, in the SDK's order. */
+    private check(headers: TransportHeaders, body: unknown): JSONRPCMessage[] | TransportAnswer {
+        const refused = this.checkHttp(headers);
+        if (refused) {
+            return refused;
         }
 
         if (Array.isArray(body) && body.length > MAX_BATCH_SIZE) {

@@ -9,7 +9,8 @@ import { pathParams, type RouteRow } from '../route-table';
 import { dnsLabel } from '../validation';
 import { ApiUnreachableError, type ApiClient, type ApiRequest, type ApiResponse } from './api-client';
 import { toolShape } from './joi-zod';
-import { failure, success, summarized, type Tool, type ToolDefinition } from './tool';
+import { listOutput } from './output-schemas';
+import { failure, success, type Tool, type ToolDefinition } from './tool';
 
 // The platform tools, `<kind>_<action>`, expanded from one line of data per kind and mapped onto the REST routes
 // named by route-table ids (api-contract.md section 12): list, get, create, patch and delete. Each call goes to the
@@ -24,6 +25,9 @@ export interface KindTools {
     noun: string;                                               // `app`, `cron job`
     plural: string;
     about: string;                                              // what the kind is, for a model choosing a tool
+    short: string;                                              // the kind in a few plain words: `static website`
+    details?: string;                                           // what get shows beyond the settings, if anything
+    item?: z.ZodObject;                                         // the shape of one (lib/mcp/output-schemas.ts): the output schema of get, create, patch and list
     key: 'projectId' | 'name';                                  // the argument that addresses one
     routes: Readonly<Record<Action, string>>;                   // route-table row ids
     body: { create: Joi.ObjectSchema; patch: Joi.ObjectSchema } | null;   // the REST bodies the fields derive from; null: passed through
@@ -43,27 +47,27 @@ const projectId = () => z.string().regex(idPattern('prj'), 'a project id such as
 const resourceName = () => z.string().regex(dnsLabel, 'a DNS label: lowercase letters, digits and hyphens, starting with a letter');
 
 const article = (noun: string) => /^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`;
-const capital = (text: string) => `${text[0]!.toUpperCase()}${text.slice(1)}`;
+const capital = (text: string) => `${text[0].toUpperCase()}${text.slice(1)}`;
 
 function access(row: RouteRow): string {
     if (row.auth === 'session') {
-        return 'Needs a user session token (JWT): API keys and OAuth tokens are refused with 403.';
+        return 'Needs a user session token: API keys and OAuth tokens get 403.';
     }
 
-    return row.scope ? `An API key or OAuth token needs the ${row.scope} scope.` : 'Any live credential may call it.';
+    return row.scope ? `Scope: ${row.scope}.` : 'Any live credential.';
 }
 
 function keyField(spec: KindTools, purpose: string) {
     return spec.key === 'projectId'
         ? projectId().describe(`The project ${purpose} (prj_..., from projects_list).`)
-        : resourceName().describe(`The name of the ${spec.noun} ${purpose}.`);
+        : resourceName().describe(`The ${spec.noun}'s name.`);
 }
 
 function inputSchema(spec: KindTools, action: Action): z.ZodObject {
     const listFields = {
-        projectId: projectId().optional().describe(`Narrow to one project (prj_..., from projects_list); without it, every ${spec.noun} the caller can reach.`),
-        limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`Page size, 1 to ${MAX_LIMIT} (default 50).`),
-        cursor: z.string().min(1).max(200).optional().describe('The nextCursor of the previous page, to read the next one.')
+        ...(spec.key === 'projectId' ? {} : { projectId: projectId().optional().describe(`Only this project's ${spec.plural} (prj_..., from projects_list); without it, all the caller can reach.`) }),
+        limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`Page size (default 50).`),
+        cursor: z.string().min(1).max(200).optional().describe('The previous page\'s nextCursor, for the next page.')
     };
     // With a body schema every field derives from it (name and projectId included); without, the two are stated here.
     const body = (action: 'create' | 'patch'): z.ZodRawShape => spec.body ? toolShape(spec.body[action]) : {};
@@ -84,14 +88,13 @@ function inputSchema(spec: KindTools, action: Action): z.ZodObject {
 }
 
 function description(spec: KindTools, action: Action, row: RouteRow): string {
-    const rest = `(${row.method} ${row.path})`;
-    const more = spec.body ? '' : ` Further fields of the REST body are passed through unchanged (see the ${spec.plural} documentation); the API answers 400 naming any field it does not know.`;
+    const more = spec.body ? '' : ` Further fields of the REST body (${row.method} ${row.path}) pass through unchanged; the API answers 400 naming any field it does not know.`;
     const text: Record<Action, string> = {
-        list: `List the ${spec.plural} the caller can reach, newest first ${rest}. ${spec.about} Results come in pages: when more remain, the result carries nextCursor; pass it back as cursor.`,
-        get: `Get one ${spec.noun} by its ${spec.key === 'name' ? 'name' : 'id'} ${rest}.`,
-        create: `Create ${article(spec.noun)} ${rest}.${more}`,
-        patch: `Change ${article(spec.noun)}'s settings ${rest}; fields left out stay as they are.${more}`,
-        delete: `Delete ${article(spec.noun)} ${rest}. This cannot be undone.`
+        list: `List all the ${spec.plural} the caller can reach, newest first, in pages. ${spec.about}`,
+        get: `Get one ${spec.noun} by its ${spec.key === 'name' ? 'name' : 'id'}.${spec.details ? ` ${spec.details}` : ''}`,
+        create: `Create ${article(spec.noun)} (${spec.short}).${more}`,
+        patch: `Change ${article(spec.noun)}; fields left out stay unchanged.${more}`,
+        delete: `Delete ${article(spec.noun)}. This cannot be undone.`
     };
     return `${text[action]} ${access(row)}`;
 }
@@ -112,10 +115,13 @@ const annotations: Record<Action, PlatformToolDefinition['annotations']> = {
     delete: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
 };
 
-const listOutput = z.object({
-    items: z.array(z.record(z.string(), z.unknown())),
-    nextCursor: z.string().optional()
-});
+function outputSchema(spec: KindTools, action: Action): z.ZodObject | null {
+    if (action === 'list') {
+        return listOutput(spec.item ?? z.record(z.string(), z.unknown()) as unknown as z.ZodObject);
+    }
+
+    return action === 'delete' ? null : spec.item ?? null;
+}
 
 /** The five tools of every kind, offered or not; a kind whose rows are missing from the tables stops the boot. */
 export function platformTools(kinds: readonly KindTools[], rows: readonly RouteRow[]): PlatformToolDefinition[] {
@@ -131,7 +137,7 @@ export function platformTools(kinds: readonly KindTools[], rows: readonly RouteR
             title: capital(titles[action](spec)),
             description: description(spec, action, row),
             inputSchema: inputSchema(spec, action),
-            ...(action === 'list' ? { outputSchema: listOutput } : {}),
+            ...(outputSchema(spec, action) ? { outputSchema: outputSchema(spec, action)! } : {}),
             annotations: annotations[action],
             kind: spec.kind,
             action,
@@ -144,15 +150,16 @@ export function platformTools(kinds: readonly KindTools[], rows: readonly RouteR
     }));
 }
 
-export function apiRequest(tool: PlatformToolDefinition, args: Record<string, unknown>, authorization: string): ApiRequest {
+export function apiRequest(tool: PlatformToolDefinition, args: Record<string, unknown>, authorization: string, forwardedFor: string | null = null, projectPin: string | null = null): ApiRequest {
     const { [tool.key]: key, ...rest } = args;
     const path = tool.row.path.replace(/{\w+}/, () => encodeURIComponent(String(key)));
     const method = tool.row.method as ApiRequest['method'];
+    const caller = { authorization, ...(forwardedFor ? { forwardedFor } : {}), ...(projectPin ? { projectPin } : {}) };
     switch (tool.action) {
-        case 'list': return { method, path, query: args as ApiRequest['query'], authorization };
-        case 'create': return { method, path, body: args, authorization };
-        case 'patch': return { method, path, body: rest, authorization };
-        default: return { method, path, authorization };
+        case 'list': return { method, path, query: args as ApiRequest['query'], ...caller };
+        case 'create': return { method, path, body: args, ...caller };
+        case 'patch': return { method, path, body: rest, ...caller };
+        default: return { method, path, ...caller };
     }
 }
 
@@ -163,10 +170,13 @@ function nextCursor(link: string | null): string | undefined {
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** What names an item in a sentence: its name, else its id. */
+const nameOf = (item: Record<string, unknown>): string => [item.name, item.id].find((value): value is string | number => typeof value === 'string' || typeof value === 'number')?.toString() ?? '';
+
 /** `shop (app_..., live)`: what names an item, and its state or the caller's role. */
 function itemLine(item: Record<string, unknown>): string {
     const details = [item.name !== undefined ? item.id : undefined, item.status, item.role].filter((value) => typeof value === 'string');
-    return `${String(item.name ?? item.id ?? 'item')}${details.length ? ` (${details.join(', ')})` : ''}`;
+    return `${nameOf(item) || 'item'}${details.length ? ` (${details.join(', ')})` : ''}`;
 }
 
 export function toolResult(tool: PlatformToolDefinition, args: Record<string, unknown>, response: ApiResponse): CallToolResult {
@@ -183,12 +193,12 @@ export function toolResult(tool: PlatformToolDefinition, args: Record<string, un
             return unexpected();
         }
 
-        // The REST JSON is the structured content; the text is a short summary (api-contract.md section 12), one
-        // line per item, rather than the same JSON again.
+        // The REST JSON is the structured content; the text is a one-line summary, then the same JSON, so a client
+        // that reads text only loses no field (as the MCP specification recommends for structured results).
         const cursor = nextCursor(response.link);
         const count = `${body.length} ${body.length === 1 ? tool.noun : tool.plural}`;
-        const lines = body.map((item) => isObject(item) ? `\n- ${itemLine(item)}` : '').join('');
-        return summarized(`${count}${cursor ? '; more remain: pass nextCursor as cursor' : ''}.${lines}`, { items: body, ...(cursor ? { nextCursor: cursor } : {}) });
+        const names = body.filter(isObject).slice(0, 10).map(itemLine).join(', ');
+        return success(`${count}${names ? `: ${names}${body.length > 10 ? ', ...' : ''}` : ''}${cursor ? '; more remain: pass nextCursor as cursor' : ''}.`, { items: body, ...(cursor ? { nextCursor: cursor } : {}) });
     }
 
     if (tool.action === 'delete') {
@@ -200,7 +210,7 @@ export function toolResult(tool: PlatformToolDefinition, args: Record<string, un
     }
 
     const verb = { get: 'The', create: 'Created', patch: 'Changed' }[tool.action];
-    return success(`${verb} ${tool.noun} ${String(body.name ?? body.id ?? '')}.`, body);
+    return success(`${verb} ${tool.noun} ${nameOf(body)}.`, body);
 }
 
 /**
@@ -210,13 +220,13 @@ export function toolResult(tool: PlatformToolDefinition, args: Record<string, un
 export function platformToolsOn(definitions: readonly PlatformToolDefinition[], api: ApiClient): Array<Tool & PlatformToolDefinition> {
     return definitions.map((definition) => ({
         ...definition,
-        handler: async (args, { authorization }) => {
+        handler: async (args, { authorization, forwardedFor, projectPin }) => {
             if (!authorization) {
                 return failure(`${definition.name} needs a credential: platform tools act as their caller`);
             }
 
             try {
-                return toolResult(definition, args, await api.request(apiRequest(definition, args, authorization)));
+                return toolResult(definition, args, await api.request(apiRequest(definition, args, authorization, forwardedFor ?? null, projectPin ?? null)));
             }
             catch (err) {
                 if (err instanceof ApiUnreachableError) {

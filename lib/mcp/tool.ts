@@ -3,6 +3,8 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool as ListedTool, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 
+import { compactSchema } from './compact-schema';
+
 // A tool is data (name, schemas, annotations, the group it is selected by) plus a handler. Tools are built once at
 // start; each request registers the selected ones on its own Server, with what that request's calls act as (the
 // caller's credential) passed to the handlers as a context, so nothing is bound per request.
@@ -17,10 +19,12 @@ export interface ToolDefinition {
     annotations: ToolAnnotations & { readOnlyHint: boolean };
 }
 
-/** What one request's tool calls act with: the caller's Authorization header (null where the tools need none), and
+/** What one request's tool calls act with: the caller's Authorization header (null where the tools need none) and address, and
  * where a tool's unexpected failure is reported (the server's log: the caller is told only that the tool failed). */
 export interface CallContext {
     authorization: string | null;
+    forwardedFor?: string | null;                               // the caller's address, passed on with the credential
+    projectPin?: string | null;                                 // the one project every call may reach (X-MCP-Project, MCP_PROJECT_ID)
     fault?: (error: Error) => void;
 }
 
@@ -44,7 +48,8 @@ const validator = new AjvJsonSchemaValidator();
 // the REST call a tool makes. The low-level Server below serves these precomputed listings instead.
 const listings = new WeakMap<z.ZodObject, Map<string, ListedTool>>();
 
-function listing(tool: ToolDefinition): ListedTool {
+/** What tools/list shows of a tool (its input schema compacted, see compact-schema.ts). */
+export function listing(tool: ToolDefinition): ListedTool {
     let byName = listings.get(tool.inputSchema);
     if (!byName) {
         byName = new Map();
@@ -57,7 +62,7 @@ function listing(tool: ToolDefinition): ListedTool {
             name: tool.name,
             title: tool.title,
             description: tool.description,
-            inputSchema: z.toJSONSchema(tool.inputSchema, { io: 'input' }) as ListedTool['inputSchema'],
+            inputSchema: compactSchema(z.toJSONSchema(tool.inputSchema, { io: 'input' })) as ListedTool['inputSchema'],
             ...(tool.outputSchema ? { outputSchema: z.toJSONSchema(tool.outputSchema, { io: 'output' }) as ListedTool['outputSchema'] } : {}),
             annotations: { title: tool.title, ...tool.annotations }
         };
@@ -85,7 +90,7 @@ export function buildServer(info: ServerInfo, tools: readonly Tool[], context: C
         }
 
         try {
-            return await tool.handler(args.data as Record<string, unknown>, context);
+            return await tool.handler(args.data, context);
         }
         catch (err) {
             // A handler answers what the caller can act on itself (failure()); what it throws is the server's own.
@@ -100,11 +105,6 @@ export function buildServer(info: ServerInfo, tools: readonly Tool[], context: C
 /** A result with the JSON as structured content and, for clients that read text only, a summary plus the same JSON. */
 export function success(summary: string, structured: Record<string, unknown>): CallToolResult {
     return { content: [{ type: 'text', text: `${summary}\n\n${JSON.stringify(structured)}` }], structuredContent: structured };
-}
-
-/** The JSON as structured content, and text that only summarizes it (for results too large to repeat). */
-export function summarized(summary: string, structured: Record<string, unknown>): CallToolResult {
-    return { content: [{ type: 'text', text: summary }], structuredContent: structured };
 }
 
 /** The OpenAI retrieval shape: exactly one text item holding the JSON, and the same object as structured content. */

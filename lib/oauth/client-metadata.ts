@@ -140,16 +140,18 @@ export class ClientMetadataDocuments {
     }
 
     private validate(clientId: string, url: URL, document: unknown): ClientMetadata {
-        const { value, error } = documentSchema.validate(document, validationPreferences);
-        if (error) {
-            throw new ClientMetadataError(`its metadata document is not valid: ${error.details[0]!.message}`);
+        const result = documentSchema.validate(document, validationPreferences);
+        if (result.error) {
+            throw new ClientMetadataError(`its metadata document is not valid: ${result.error.details[0].message}`);
         }
+
+        const value = result.value as { client_id: string; client_name?: string; redirect_uris: string[] };
 
         if (value.client_id !== clientId) {
             throw new ClientMetadataError('its metadata document names another client_id than its own URL');
         }
 
-        for (const uri of value.redirect_uris as string[]) {
+        for (const uri of value.redirect_uris) {
             const problem = redirectUriProblem(uri);
             if (problem) {
                 throw new ClientMetadataError(`its metadata document lists a redirect URI that ${problem}`);

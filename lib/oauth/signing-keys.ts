@@ -23,7 +23,7 @@ interface KeyRow {
 /** The public keys of the JWKS: the live ones and those retired too recently for their tokens to have expired. */
 export async function publishedKeys(knex: Knex): Promise<{ keys: Jose.JWK[] }> {
     const rows = await knex<KeyRow>('oauth_signing_keys')
-        .where((q) => q.whereNull('retired_at').orWhere('retired_at', '>', new Date(Date.now() - RETIRED_KEY_RETENTION_MS).toISOString()))
+        .where((q) => void q.whereNull('retired_at').orWhere('retired_at', '>', new Date(Date.now() - RETIRED_KEY_RETENTION_MS).toISOString()))
         .orderBy('created_at', 'desc').orderBy('id', 'desc');
     return { keys: rows.map((row) => JSON.parse(row.public_jwk) as Jose.JWK) };
 }

@@ -33,12 +33,12 @@ function embeddedV4(address: string): string | null {
     const lower = address.toLowerCase();
     const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
     if (dotted) {
-        return dotted[1]!;
+        return dotted[1];
     }
 
     const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower) ?? /^2002:([0-9a-f]{1,4}):([0-9a-f]{1,4})(?::|$)/.exec(lower);
     if (hex) {
-        const [high, low] = [parseInt(hex[1]!, 16), parseInt(hex[2]!, 16)];
+        const [high, low] = [parseInt(hex[1], 16), parseInt(hex[2], 16)];
         return [high >> 8, high & 255, low >> 8, low & 255].join('.');
     }
 
@@ -84,10 +84,10 @@ export class DestinationPolicy {
     constructor(allowlist: readonly string[] = []) {
         for (const entry of allowlist) {
             const [address, prefix] = entry.split('/');
-            const family = Net.isIP(address!);
+            const family = Net.isIP(address);
             if (family) {
                 const type = family === 4 ? 'ipv4' : 'ipv6';
-                this.ranges.addSubnet(address!, prefix ? Number(prefix) : family === 4 ? 32 : 128, type);
+                this.ranges.addSubnet(address, prefix ? Number(prefix) : family === 4 ? 32 : 128, type);
             }
             else {
                 this.hosts.add(entry.toLowerCase());
@@ -121,7 +121,7 @@ export class DestinationPolicy {
                 }
 
                 const wanted = (options as { family?: number }).family;
-                const chosen = addresses.find((entry) => !wanted || entry.family === wanted) ?? addresses[0]!;
+                const chosen = addresses.find((entry) => !wanted || entry.family === wanted) ?? addresses[0];
                 if ((options as { all?: boolean }).all) {
                     return (callback as unknown as (err: null, all: Dns.LookupAddress[]) => void)(null, [chosen]);
                 }

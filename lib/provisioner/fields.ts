@@ -26,7 +26,7 @@ const tier = Joi.string().valid(...TIER_NAMES).description(`The tier: ${tierHelp
 const storageGiB = Joi.number().integer().min(1).max(MAX_STORAGE_GIB).description('Provisioned storage in GiB, within the tier\'s bound; it can only grow.');
 
 export const databaseCreate = Joi.object<DatabaseCreate, true>({
-    projectId: fields.projectId().description('The project to create it in (prj_..., from projects_list). Required with an API key or OAuth token; a user session uses the personal project when omitted.'),
+    projectId: fields.projectId().description('The project to create it in (prj_..., from projects_list); required with an API key or OAuth token, else the personal project.'),
     name: fields.resourceName().required().description('A DNS label (lowercase letters, digits, hyphens), unique across the platform.'),
     engine: Joi.string().valid(...DATABASE_ENGINES).description('The engine: postgres (the default).'),
     version: Joi.string().pattern(/^\d{1,2}$/, 'major version').description('The PostgreSQL major version (default: the newest the platform offers).'),

@@ -8,7 +8,7 @@ import { isUniqueViolation } from '../db/errors';
 import { newId } from '../ids';
 import { redact } from '../redact';
 import { backoffDelay, type BackoffOptions } from './backoff';
-import type { EnqueueOptions, JobContext, JobHandler, JobQueue, JobRecord, JobStatus } from './types';
+import type { DeadJobs, EnqueueOptions, JobContext, JobHandler, JobQueue, JobRecord, JobStatus } from './types';
 
 // Jobs in a table. A worker claims ready jobs (or jobs whose lease expired: their worker died) in one UPDATE,
 // holding a lease it renews while the handler runs. On PostgreSQL the claim locks with FOR UPDATE SKIP LOCKED, so
@@ -105,8 +105,8 @@ export class DatabaseQueue implements JobQueue {
         }
         catch (err) {
             if (options.idempotencyKey && isUniqueViolation(err)) {
-                const existing = await db('jobs').where({ idempotency_key: options.idempotencyKey }).first();
-                return toRecord(existing);
+                const existing = await db<Row>('jobs').where({ idempotency_key: options.idempotencyKey }).first();
+                return toRecord(existing!);
             }
 
             throw err;
@@ -123,7 +123,7 @@ export class DatabaseQueue implements JobQueue {
     }
 
     async get(id: string): Promise<JobRecord | undefined> {
-        const row = await this.knex('jobs').where({ id }).first();
+        const row = await this.knex<Row>('jobs').where({ id }).first();
         return row ? toRecord(row) : undefined;
     }
 
@@ -135,6 +135,17 @@ export class DatabaseQueue implements JobQueue {
         }
 
         return counts;
+    }
+
+    async dead(since: string | null, limit: number): Promise<DeadJobs> {
+        const query = this.knex<Row>('jobs').where('status', 'dead');
+        if (since) {
+            query.where('updated_at', '>=', since);
+        }
+
+        const total = await query.clone().count({ n: '*' }).first<{ n: number | string }>();
+        const rows = await query.orderBy('updated_at', 'desc').limit(limit);
+        return { total: Number(total.n), jobs: rows.map(toRecord) };
     }
 
     start(): void {
@@ -158,6 +169,11 @@ export class DatabaseQueue implements JobQueue {
         for (const job of this.inFlight.values()) {
             job.abort.abort(new Error('The queue is stopping'));
         }
+    }
+
+    /** The database belongs to the server: nothing more to let go of. */
+    close(): Promise<void> {
+        return this.stop();
     }
 
     private wake(): void {
@@ -203,8 +219,8 @@ export class DatabaseQueue implements JobQueue {
     private async claim(limit: number): Promise<Row[]> {
         const now = Date.now();
         const ready = (q: Knex.QueryBuilder) => q
-            .where((q2) => q2.where('status', 'queued').andWhere('run_at', '<=', iso(now)))
-            .orWhere((q2) => q2.where('status', 'running').andWhere('lease_expires_at', '<=', iso(now)));
+            .where((q2) => void q2.where('status', 'queued').andWhere('run_at', '<=', iso(now)))
+            .orWhere((q2) => void q2.where('status', 'running').andWhere('lease_expires_at', '<=', iso(now)));
         const candidates = ready(this.knex('jobs').select('id')).orderBy('run_at').orderBy('id').limit(limit);
         if (dialect(this.knex) === 'postgres') {
             candidates.forUpdate().skipLocked();
@@ -212,7 +228,7 @@ export class DatabaseQueue implements JobQueue {
 
         return this.knex('jobs')
             .whereIn('id', candidates)
-            .andWhere((q) => ready(q))
+            .andWhere((q) => void ready(q))
             .update({
                 status: 'running', lease_owner: this.owner, lease_expires_at: iso(now + this.settings.leaseMs),
                 attempts: this.knex.raw('attempts + 1'), updated_at: iso(now)

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 
-// The job queue, behind one interface: the database backend now, BullMQ on Redis as a second backend later.
+// The job queue, behind one interface: the database backend (database-queue.ts), or BullMQ on Redis when REDIS_URL is
+// set (bullmq-queue.ts).
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'dead';
 
 export interface JobRecord {
@@ -34,7 +35,14 @@ export interface JobContext {
     signal: AbortSignal;                                        // aborted when the lease is lost or the queue stops
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each handler names the payload shape its producer enqueues
 export type JobHandler = (payload: any, context: JobContext) => Promise<void>;
+
+/** Dead jobs, newest first: how many died (since a time, or ever) and the latest of them. */
+export interface DeadJobs {
+    total: number;
+    jobs: JobRecord[];
+}
 
 export interface JobQueue {
     readonly backend: 'database' | 'bullmq';
@@ -42,6 +50,8 @@ export interface JobQueue {
     enqueue(type: string, payload: object, options?: EnqueueOptions): Promise<JobRecord>;
     get(id: string): Promise<JobRecord | undefined>;
     counts(): Promise<Record<JobStatus, number>>;
+    dead(since: string | null, limit: number): Promise<DeadJobs>;
     start(): void;
-    stop(): Promise<void>;
+    stop(): Promise<void>;                                      // stops running jobs; enqueue and reads still work
+    close(): Promise<void>;                                     // stops, and lets go of what the backend holds (connections)
 }

@@ -28,7 +28,8 @@ export class Allocation {
 
     /** Records the allocation a resource holds from now on; fields left out keep their last recorded value. */
     async record(trx: Knex | Knex.Transaction, resource: ResourceRef, reason: AllocationReason, change: Partial<AllocationState>): Promise<void> {
-        const last = await trx('allocation_events').where({ resource_id: resource.id }).orderBy('seq', 'desc').first();
+        const last = await trx<{ resource_id: string; seq: number; running: boolean | number; instances: number; plan: string | null; storage_gib: number }>('allocation_events')
+            .where({ resource_id: resource.id }).orderBy('seq', 'desc').first();
         await trx('allocation_events').insert({
             resource_type: resource.type,
             resource_id: resource.id,

@@ -1,6 +1,6 @@
 import * as Boom from '@hapi/boom';
 import type { Knex } from 'knex';
-import type { ModelClass } from 'objection';
+import type { AnyQueryBuilder, ModelClass } from 'objection';
 
 import { BaseModel } from '../db/model';
 import type { PlatformEvents } from '../events';
@@ -99,7 +99,7 @@ export interface DeploymentEngineOptions {
 }
 
 export class DeploymentEngine {
-    private readonly adapters = new Map<string, DeploymentAdapter<any>>();
+    private readonly adapters = new Map<string, DeploymentAdapter>();
 
     constructor(private readonly options: DeploymentEngineOptions) { }
 
@@ -213,7 +213,7 @@ export class DeploymentEngine {
             throw Boom.internal(`No deployment adapter is registered for ${kind}`);
         }
 
-        return adapter;
+        return adapter as unknown as DeploymentAdapter<R>;   // registered for this kind, with its own model
     }
 
     private async move(deployment: Deployment, from: DeploymentStatus, to: DeploymentStatus, fields: Partial<Deployment>): Promise<void> {
@@ -221,10 +221,12 @@ export class DeploymentEngine {
     }
 
     /** Live, superseding the lane's previous live deployment; a deployment overtaken by a newer live one is superseded. */
-    private async goLive(adapter: DeploymentAdapter<any>, resource: RuntimeResource, deploymentId: string): Promise<'live' | 'superseded'> {
+    private async goLive(adapter: DeploymentAdapter, resource: RuntimeResource, deploymentId: string): Promise<'live' | 'superseded'> {
         return this.options.knex.transaction(async (trx) => {
             const deployment = (await Deployment.query(trx).findById(deploymentId))!;
-            const lane = (q: Knex.QueryBuilder | any) => deployment.reviewAppId ? q.where('review_app_id', deployment.reviewAppId) : q.whereNull('review_app_id');
+            const lane = (q: AnyQueryBuilder): void => {
+                void (deployment.reviewAppId ? q.where('review_app_id', deployment.reviewAppId) : q.whereNull('review_app_id'));
+            };
             const newer = await Deployment.query(trx).where({ resource_id: resource.id, status: 'live' }).where('created_at', '>', deployment.createdAt).modify(lane).first();
             const now = nowIso();
             if (newer) {
@@ -240,7 +242,7 @@ export class DeploymentEngine {
                 return 'live';
             }
 
-            const current = await adapter.model.query(trx).findById(resource.id) as RuntimeResource | undefined;
+            const current = await adapter.model.query(trx).findById(resource.id);
             await adapter.model.query(trx).patch({ status: 'live', liveDeploymentId: deploymentId, updatedAt: now } as never).where({ id: resource.id });
             if (current && !current.liveDeploymentId) {
                 await this.options.allocation.record(trx, refOf(deployment.resourceType, current), 'started', { running: true, instances: deployment.config.instances, plan: deployment.config.plan });
@@ -250,7 +252,7 @@ export class DeploymentEngine {
         });
     }
 
-    private async fail(adapter: DeploymentAdapter<any>, resource: RuntimeResource, deploymentId: string, reason: string): Promise<void> {
+    private async fail(adapter: DeploymentAdapter, resource: RuntimeResource, deploymentId: string, reason: string): Promise<void> {
         await this.options.knex.transaction(async (trx) => {
             const now = nowIso();
             const deployment = (await Deployment.query(trx).findById(deploymentId))!;

@@ -6,7 +6,6 @@ import { isUniqueViolation } from '../db/errors';
 import { newId } from '../ids';
 import type { DnsProbe } from '../outside/dns-probe';
 import type { JobQueue } from '../queue/types';
-import { nowIso } from '../time';
 import type { ResourceRef } from './model';
 
 // Custom domains of any resource, keyed by (resource_type, resource_id). A claim is proven by a TXT record at
@@ -39,7 +38,7 @@ export class Domains {
     constructor(private readonly knex: Knex, private readonly queue: JobQueue, private readonly dns: DnsProbe, private readonly clock: () => number = Date.now) { }
 
     async list(resource: ResourceRef) {
-        const rows: DomainRow[] = await this.knex('domains').where({ resource_id: resource.id, resource_type: resource.type })
+        const rows = await this.knex<DomainRow>('domains').where({ resource_id: resource.id, resource_type: resource.type })
             .orderBy('created_at', 'desc').orderBy('id', 'desc');
         return rows.map((row) => this.view(row));
     }
@@ -47,7 +46,7 @@ export class Domains {
     async add(resource: ResourceRef, hostname: string) {
         try {
             return await this.knex.transaction(async (trx) => {
-                const held = await trx('domains').where({ hostname, status: 'verified' }).first('resource_id');
+                const held = await trx<DomainRow>('domains').where({ hostname, status: 'verified' }).first('resource_id');
                 const own = await trx('domains').where({ resource_id: resource.id, hostname }).first<DomainRow | undefined>();
                 if (own && this.status(own) !== 'expired') {
                     throw Boom.conflict(`${hostname} is already a custom domain of ${resource.name}`);
@@ -91,7 +90,7 @@ export class Domains {
 
     /** The job: looks for the TXT record; throws (and so is retried later) until it is there or the claim ends. */
     async verify(domainId: string): Promise<void> {
-        const domain: DomainRow | undefined = await this.knex('domains').where({ id: domainId }).first();
+        const domain = await this.knex<DomainRow>('domains').where({ id: domainId }).first();
         if (!domain || domain.status !== 'pending') {
             return;
         }

@@ -8,6 +8,7 @@ import { isUniqueViolation } from '../db/errors';
 import { newId } from '../ids';
 import { bindRoutes, type FamilyPlugin, type RouteHandlers, type RouteTable } from '../route-table';
 import type { DriverContext, LogStream } from '../runtime/driver';
+import { gitUrlProblem } from '../runtime/process/source';
 import { nowIso } from '../time';
 import { removeOwned } from './cascade';
 import { Deployment, targetOf, type DeploymentAdapter } from './deployments';
@@ -16,6 +17,7 @@ import { sharedHandlers } from './handlers';
 import { kindRef, type KindRef, type RowLoader } from './kinds';
 import type { MetricName } from './metrics';
 import { refOf, type ResourceRef, type RuntimeResource } from './model';
+import type { JsonField } from '../json-shape';
 import type { RuntimeServices } from './services';
 import type { RuntimeKind } from './spec';
 
@@ -31,6 +33,9 @@ export interface RuntimeAdapter<R extends RuntimeResource> extends DeploymentAda
     columns?(input: KindInput, context: { current: R | null; services: RuntimeServices }): PartialModelObject<R>;
     /** Public fields beyond the shared ones. */
     serialize?(row: R): Record<string, unknown>;
+    /** The same fields as the database writes them (lib/json-shape.ts), so lists are written by it; without them a
+     * kind with `serialize` lists through serialize(). */
+    jsonFields?: readonly JsonField[];
     /** Whether something measures this metric for the kind (default: the runtime driver says). */
     observes?(metric: MetricName): boolean;
     /** The kind's own cleanup, in the delete's transaction, before the shared tables are emptied. */
@@ -50,7 +55,9 @@ export interface RuntimeFamily<R extends RuntimeResource> {
     resource: KindRef<R>;
     deployment: KindRef<Deployment>;
     refOf(row: R): ResourceRef;
-    serialize(row: R): Record<string, unknown>;
+    serialize: (row: R) => Record<string, unknown>;
+    /** serialize() as the database writes it, for lists; null when the kind's own fields have no such shape. */
+    jsonFields: readonly JsonField[] | null;
     serializeDeployment(row: R, deployment: Deployment): Record<string, unknown>;
     context(row: R, extra?: { deploymentId?: string; runId?: string }, signal?: AbortSignal): DriverContext;
     /** Creates one, in the caller's transaction when given (a kind creating it with its first deployment). */
@@ -62,15 +69,35 @@ export interface RuntimeFamily<R extends RuntimeResource> {
 /** A create or patch body with the kind's own fields beside the shared ones. */
 export type KindInput = RuntimePatch & { readonly [field: string]: unknown };
 
+// serialize()'s shared fields, in its order, as the database writes them: the kind's own go between head and tail.
+const SHARED_JSON = {
+    head: [
+        { name: 'id', column: 'id' }, { name: 'name', column: 'name' }, { name: 'projectId', column: 'project_id' }, { name: 'status', column: 'status' },
+        { name: 'plan', column: 'plan' }, { name: 'region', column: 'region' }, { name: 'instances', column: 'instances' },
+        { name: 'buildCommand', column: 'build_command' }, { name: 'startCommand', column: 'start_command' },
+        {
+            name: 'repository', when: "r.repo_provider IS NOT NULL AND r.repo_provider <> ''",
+            object: [{ name: 'provider', column: 'repo_provider' }, { name: 'repo', column: 'repo_name' }, { name: 'branch', column: 'repo_branch' }]
+        },
+        { name: 'autoDeploy', column: 'auto_deploy', boolean: true }, { name: 'liveDeploymentId', column: 'live_deployment_id' }
+    ],
+    tail: [{ name: 'createdAt', column: 'created_at' }, { name: 'updatedAt', column: 'updated_at' }]
+} satisfies Record<string, JsonField[]>;
+
 const nameKey = (kind: string) => `${kind.replace(/-(\w)/g, (_, c: string) => c.toUpperCase())}Name`;
 
 export function runtimeFamily<R extends RuntimeResource>(kind: RuntimeKind, adapter: RuntimeAdapter<R>, services: RuntimeServices): RuntimeFamily<R> {
     const { knex } = services;
     const model = adapter.model;
     const refOfRow = (row: R) => refOf(kind.kind, row);
-    const repositoryColumns = (repository: RuntimeCreate['repository'] | null) => ({
-        repoProvider: repository?.provider ?? null, repoName: repository?.repo ?? null, repoBranch: repository?.branch ?? null
-    });
+    const repositoryColumns = (repository: RuntimeCreate['repository'] | null) => {
+        const problem = repository?.provider === 'git' ? gitUrlProblem(repository.repo, services.allowFileGit) : null;
+        if (problem) {
+            throw Boom.badRequest(problem);
+        }
+
+        return { repoProvider: repository?.provider ?? null, repoName: repository?.repo ?? null, repoBranch: repository?.branch ?? null };
+    };
     const own = (input: RuntimeCreate | RuntimePatch, current: R | null) => adapter.columns?.(input as KindInput, { current, services }) ?? {};
     const shared = new Set(['name', 'projectId', 'plan', 'region', 'instances', 'buildCommand', 'startCommand', 'autoDeploy', 'repository', 'environmentVariables']);
     const settingsOf = (input: RuntimePatch) => Object.fromEntries(Object.entries(input).filter(([key]) => shared.has(key) && key !== 'repository' && key !== 'environmentVariables'));
@@ -100,6 +127,8 @@ export function runtimeFamily<R extends RuntimeResource>(kind: RuntimeKind, adap
             createdAt: row.createdAt,
             updatedAt: row.updatedAt
         }),
+
+        jsonFields: adapter.serialize && !adapter.jsonFields ? null : [...SHARED_JSON.head, ...adapter.jsonFields ?? [], ...SHARED_JSON.tail],
 
         serializeDeployment: (row, deployment) => {
             const { environment, ...config } = deployment.config;
@@ -171,7 +200,7 @@ export function runtimeFamily<R extends RuntimeResource>(kind: RuntimeKind, adap
 
                 const updated = await model.query(trx).patchAndFetchById(row.id, {
                     ...settingsOf(input), ...(input.repository !== undefined ? repositoryColumns(input.repository) : {}), ...own(input, row), updatedAt: nowIso()
-                } as unknown as PartialModelObject<R>) as unknown as R;
+                }) as unknown as R;
                 if (updated.plan !== row.plan || updated.instances !== row.instances) {
                     await services.allocation.record(trx, refOfRow(row), updated.plan !== row.plan ? 'plan' : 'scaled', { plan: updated.plan, instances: updated.instances });
                 }

@@ -44,13 +44,15 @@ const planHelp = PLAN_NAMES.map((name) => `${name} (${PLANS[name].minInstances}-
 export const branchName = () => fields.text(255).pattern(/^[^\s~^:?*[\\]+$/, 'branch name');
 
 export const repository = Joi.object<RepositoryInput, true>({
-    provider: Joi.string().valid('github', 'gitlab', 'bitbucket').required(),
+    provider: Joi.string().valid('github', 'gitlab', 'bitbucket', 'git').required(),
     repo: Joi.string().required().when('provider', {
-        is: 'gitlab',
-        then: Joi.string().pattern(REPOSITORY_NAME.nested, 'group/name repository'),
+        switch: [
+            { is: 'gitlab', then: Joi.string().pattern(REPOSITORY_NAME.nested, 'group/name repository') },
+            { is: 'git', then: Joi.string().max(200).uri({ scheme: ['https', 'file'] }).messages({ 'string.uriCustomScheme': '"repo" must be an https:// Git URL (file:// where the server allows it)' }) }
+        ],
         otherwise: Joi.string().pattern(REPOSITORY_NAME.twoParts, 'owner/name repository')
-    }).description('owner/name (GitLab: group/name or group/subgroup/name)'),
-    branch: branchName().required()
+    }).description('owner/name (GitLab: group/name); git: its https URL'),
+    branch: branchName().required().description('The branch to build.')
 }).description('The Git repository it builds from.');
 
 export const environmentVariables = (patch: boolean) => Joi.object().pattern(
@@ -72,7 +74,7 @@ export const settings = {
 /** The create body of a runtime kind: the shared fields plus the kind's own. */
 export function createSchema(extra: Joi.PartialSchemaMap = {}): Joi.ObjectSchema<RuntimeCreate> {
     return Joi.object<RuntimeCreate>({
-        projectId: fields.projectId().description('The project to create it in (prj_..., from projects_list). Required with an API key or OAuth token; a user session uses the personal project when omitted.'),
+        projectId: fields.projectId().description('The project to create it in (prj_..., from projects_list); required with an API key or OAuth token, else the personal project.'),
         name: fields.resourceName().required().description('A DNS label (lowercase letters, digits, hyphens), unique across the platform; not ending in -pr-<number>.'),
         ...settings,
         repository,

@@ -4,7 +4,7 @@ import Joi from 'joi';
 
 import { access, canSeeSecrets } from '../access';
 import { throughProvider } from '../git/access';
-import { respondWithPage } from '../list-response';
+import { respondWithJsonPage, respondWithPage } from '../list-response';
 import { listQuery } from '../pagination';
 import type { Permission } from '../roles';
 import { route, type RouteHandlers } from '../route-table';
@@ -29,7 +29,6 @@ interface Page {
     cursor?: string;
 }
 
-const list = Joi.object<Page, true>(listQuery);
 const reachableList = Joi.object<Page & { projectId?: string }, true>({ ...listQuery, projectId: fields.projectId() });
 const deploymentList = Joi.object<Page & { status?: DeploymentStatus }, true>({ ...listQuery, status: Joi.string().valid(...DEPLOYMENT_STATUSES) });
 const camel = (name: string) => name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
@@ -49,8 +48,8 @@ export function buildStats(deployments: readonly Deployment[]) {
         inProgress: deployments.filter((deployment) => IN_PROGRESS.includes(deployment.status)).length,
         buildMs: builds.length ? {
             average: Math.round(builds.reduce((sum, value) => sum + value, 0) / builds.length),
-            median: builds[Math.floor(builds.length / 2)]!,
-            max: builds[builds.length - 1]!
+            median: builds[Math.floor(builds.length / 2)],
+            max: builds[builds.length - 1]
         } : null,
         lastDeployedAt: wentLive[wentLive.length - 1] ?? null
     };
@@ -98,9 +97,11 @@ export function sharedHandlers<R extends RuntimeResource>(family: RuntimeFamily<
             query: reachableList,
             handler: async (request, h) => {
                 const { user, project, pinnedProjects } = access(request);
-                const page = await services.lists.reachable({ kind: kind.kind, table: kind.table, projectColumn: 'project_id', collaborators: !!kind.collaborators },
-                    { userId: user.id, projectId: project?.id ?? null, pinnedProjects }, request.query, (found) => adapter.model.fromDatabaseJson(found) as R);
-                return respondWithPage(request, h, page, family.serialize);
+                const reachable = { kind: kind.kind, table: kind.table, projectColumn: 'project_id', collaborators: !!kind.collaborators };
+                const who = { userId: user.id, projectId: project?.id ?? null, pinnedProjects };
+                return family.jsonFields
+                    ? respondWithJsonPage(request, h, await services.lists.reachableJson(reachable, who, request.query, family.jsonFields))
+                    : respondWithPage(request, h, await services.lists.reachable(reachable, who, request.query, (found) => adapter.model.fromDatabaseJson(found)), family.serialize);
             }
         }),
         [`${f}.get`]: route({ params, handler: (request) => family.serialize(row.of(request)) }),
@@ -159,7 +160,7 @@ export function sharedHandlers<R extends RuntimeResource>(family: RuntimeFamily<
         [`${f}.collaborators.remove`]: route({
             params: collaboratorParams,
             handler: async (request, h) => {
-                await services.collaborators.remove(ref(request), request.params.email!, access(request).user.id);
+                await services.collaborators.remove(ref(request), request.params.email, access(request).user.id);
                 return h.response().code(204);
             }
         }),

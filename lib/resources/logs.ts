@@ -161,14 +161,18 @@ export class LogStore {
         const order = `ORDER BY timestamp ${direction}, seq ${direction} LIMIT ?`;
         const text = filters.q;
         if (text && !this.postgres && text.length >= TRIGRAM_MIN && !scope.deploymentId && !scope.runId) {
-            // FTS5 hands back matches in rowid (write) order, so the first page of matches ends the scan.
+            // FTS5 hands back matches in rowid (write) order, so the first page of matches ends the scan; the rowids are
+            // bounded to the resource's first and last line (two seeks on (resource_id, seq)), so matches of other
+            // resources written after this one's last line, or before its first, are never walked. CROSS JOIN keeps the
+            // text index outermost (SQLite would otherwise probe it once per line of the resource).
             if (levels) {
                 add(`l.level IN (${levels.map(() => '?').join(', ')})`, ...levels);
             }
 
+            const span = 's.rowid BETWEEN (SELECT min(seq) FROM log_lines WHERE resource_id = ?) AND (SELECT max(seq) FROM log_lines WHERE resource_id = ?)';
             return {
-                sql: `SELECT ${COLUMNS} FROM log_search s JOIN log_lines l ON l.seq = s.rowid WHERE log_search MATCH ? AND ${where.join(' AND ')} ORDER BY s.rowid ${direction} LIMIT ?`,
-                params: [`"${text.replace(/"/g, '""')}"`, ...params, filters.limit]
+                sql: `SELECT ${COLUMNS} FROM log_search s CROSS JOIN log_lines l ON l.seq = s.rowid WHERE log_search MATCH ? AND ${span} AND ${where.join(' AND ')} ORDER BY s.rowid ${direction} LIMIT ?`,
+                params: [`"${text.replace(/"/g, '""')}"`, scope.resourceId, scope.resourceId, ...params, filters.limit]
             };
         }
 

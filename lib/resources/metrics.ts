@@ -153,7 +153,7 @@ export class Metrics {
             await this.knex('edge_salts').insert({ day, salt: Crypto.randomBytes(32).toString('hex') }).onConflict('day').ignore();
             const row = await this.knex('edge_salts').where({ day }).first<{ salt: string }>('salt');
             await this.knex('edge_salts').where('day', '<', day).delete();
-            this.salt = { day, value: row!.salt };
+            this.salt = { day, value: row.salt };
         }
 
         return Crypto.createHash('sha256').update(`${this.salt.value}\n${resourceId}\n${address}\n${userAgent}`).digest('hex').slice(0, 32);

@@ -4,7 +4,7 @@ import type { PlanName } from '../plans';
 // What every runtime kind (apps, sites, workers, cron jobs) stores about itself: the settings a deployment is made
 // from and the state a runtime driver leaves it in. A kind's model extends this with its own columns.
 export type RuntimeStatus = 'created' | 'deploying' | 'live' | 'failed';
-export type RepoProvider = 'github' | 'gitlab' | 'bitbucket';
+export type RepoProvider = 'github' | 'gitlab' | 'bitbucket' | 'git';                   // git: any repository by URL (repoName)
 
 export class RuntimeResource extends BaseModel {
     id!: string;

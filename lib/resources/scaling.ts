@@ -17,7 +17,7 @@ export class Scaling {
     async restart<R extends RuntimeResource>(model: ModelClass<R>, kind: string, resource: R, context: DriverContext): Promise<R> {
         assertLive(resource, 'restart');
         await this.driverOf(kind).restart(targetOf(kind, resource), context);
-        return await model.query(this.knex).patchAndFetchById(resource.id, { updatedAt: nowIso() } as never) as unknown as R;
+        return await model.query(this.knex).patchAndFetchById(resource.id, { updatedAt: nowIso() }) as unknown as R;
     }
 
     async scale<R extends RuntimeResource>(model: ModelClass<R>, kind: string, resource: R, by: number, context: DriverContext): Promise<R> {
@@ -42,7 +42,7 @@ export class Scaling {
         assertInstances(plan, resource.instances, `The ${kind} runs`);
         return this.knex.transaction(async (trx) => {
             await this.allocation.record(trx, refOf(kind, resource), 'plan', { plan });
-            return await model.query(trx).patchAndFetchById(resource.id, { plan, updatedAt: nowIso() } as never) as unknown as R;
+            return await model.query(trx).patchAndFetchById(resource.id, { plan, updatedAt: nowIso() }) as unknown as R;
         });
     }
 }

@@ -27,7 +27,7 @@ export class Search {
         const pattern = likePattern(q);
         const like = (column: string) => [`lower(${column}) LIKE ? ESCAPE '\\'`, [pattern]] as const;
         const deployments = sources.deployments ? await this.knex('deployments').where('resource_id', resource.id)
-            .andWhere((w) => w.whereRaw(...like('id')).orWhereRaw(...like('commit_sha')).orWhereRaw(...like('branch')).orWhereRaw(...like('error')))
+            .andWhere((w) => void w.whereRaw(...like('id')).orWhereRaw(...like('commit_sha')).orWhereRaw(...like('branch')).orWhereRaw(...like('error')))
             .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).select('id', 'status', 'commit_sha', 'branch', 'created_at') : null;
         const logs = await this.logs.query({ resourceId: resource.id }, { q, limit });
         return {

@@ -40,6 +40,7 @@ export interface RuntimeServicesOptions {
     clock?: Clock;                                              // what the scheduler reads as now (tests move it)
     onError?: (err: unknown) => void;
     reservedNames?: readonly string[];                          // names the edge's name space refuses (see lib/edge/hosts.ts)
+    allowFileGit?: boolean;                                     // file:// repositories (laptop mode or RUNTIME_ALLOW_FILE_GIT)
 }
 
 export interface RuntimeServices {
@@ -62,6 +63,7 @@ export interface RuntimeServices {
     edgeNames: EdgeNames;
     links: DatabaseLinks;
     events: PlatformEvents;
+    allowFileGit: boolean;
 }
 
 export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeServices {
@@ -69,7 +71,7 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
     const { lists } = options;
     const logs = new LogStore(knex, reader);
     const envVars = new EnvVars(knex, options.sealKey);
-    const allocation = new Allocation();
+    const allocation = new Allocation(options.clock ? () => options.clock!.now().toISOString() : undefined);
     const links = new DatabaseLinks();
     const events = options.events ?? new PlatformEvents();
     const deployments = new DeploymentEngine({
@@ -97,6 +99,7 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
         scheduler: new Scheduler({ knex, queue, driver, logs, lists, events, ...(options.clock ? { clock: options.clock } : {}), ...(options.onError ? { onError: options.onError } : {}) }),
         edgeNames: new EdgeNames(options.reservedNames),
         links,
-        events
+        events,
+        allowFileGit: options.allowFileGit ?? false
     };
 }

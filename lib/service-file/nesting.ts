@@ -30,7 +30,7 @@ export function nestsDeeperThan(text: string, max: number): boolean {
 
         const starts = lineStart || afterIndicator;
         if (lineStart) {
-            while (columns.length && columns[columns.length - 1]! > at) {
+            while (columns.length && columns[columns.length - 1] > at) {
                 columns.pop();
             }
         }
@@ -41,7 +41,7 @@ export function nestsDeeperThan(text: string, max: number): boolean {
         else if (type === 'flow-seq-end' || type === 'flow-map-end') {
             flow = Math.max(0, flow - 1);
         }
-        else if (starts && flow === 0 && (!columns.length || columns[columns.length - 1]! < at)) {
+        else if (starts && flow === 0 && (!columns.length || columns[columns.length - 1] < at)) {
             columns.push(at);
         }
 

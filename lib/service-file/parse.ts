@@ -1,4 +1,5 @@
 import * as Yaml from 'yaml';
+import type Joi from 'joi';
 
 import { PLANS } from '../plans';
 import { scheduleError } from '../cron';
@@ -44,7 +45,7 @@ export function parseServiceFile(content: string, format?: ServiceFileFormat): {
         throw new ServiceFileError(`The service file is not valid ${detected.toUpperCase()}${parseProblem(err)}`);
     }
 
-    const { value, error } = serviceFileSchema.validate(raw, validationPreferences);
+    const { value, error } = serviceFileSchema.validate(raw, validationPreferences) as { value: unknown; error?: Joi.ValidationError };
     if (error) {
         const message = validationMessage(error, 'The service file');
         throw new ServiceFileError(message.startsWith('The service file') ? message : `The service file is invalid: ${message}`);

@@ -16,6 +16,8 @@ import type { EdgeMeter } from '../edge/meter';
 import type { FileStore } from '../edge/store';
 import type { PlatformEvents } from '../events';
 import type { Integrations } from '../integrations/service';
+import type { ProcessDriver } from '../runtime/process/driver';
+import type { UpstreamProxy } from '../runtime/process/proxy';
 
 declare module '@hapi/hapi' {
     interface UserCredentials {
@@ -39,26 +41,33 @@ declare module '@hapi/hapi' {
     interface PluginProperties {
         'hostless-auth': {
             strategy: string;
-            kinds(): readonly ResourceKind[];
+            kinds: () => readonly ResourceKind[];
             register(kinds: readonly ResourceKind[], loaders?: Readonly<Record<string, RowLoader>>): void;
             signer: SessionSigner;
             accessTokens: AccessTokenVerifier;
-            introspect(authorization: string): Promise<{ status: number; body: unknown }>;
+            settleUses: () => Promise<void>;
+            introspect: (authorization: string, ip?: string | null) => Promise<{ status: number; body: unknown }>;
             reader: FastReader;
             lists: Lists;
         };
         'hostless-resources': { services: RuntimeServices };
         'hostless-edge': { edge: Edge; store: FileStore; meter: EdgeMeter };
-        'hostless-dashboard'?: { cookie: string };
+        'hostless-dashboard'?: { cookie: string; liveTails: { count(): number } };
         'hostless-jobs': { queue: JobQueue; mode: 'all' | 'api' | 'worker' };
         'hostless-notifications': { outbox: Outbox };
         'hostless-invitations': { invitations: Invitations };
         'hostless-events': { events: PlatformEvents };
         'hostless-integrations': { integrations: Integrations };
+        'hostless-runtime'?: { driver: ProcessDriver; proxy: UpstreamProxy; start(): Promise<void> };                // under the process driver only
     }
 
     interface PluginsStates {
         platform?: Access;
         form?: MultipartForm;                                   // a multipart row's parts: its body read, its file not yet
+    }
+
+    interface Request {
+        /** Where the request comes from (lib/client-address.ts), with the deployment's trusted proxies (auth plugin). */
+        clientAddress(): string | null;
     }
 }

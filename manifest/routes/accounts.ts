@@ -2,16 +2,19 @@ import type { RouteTable } from '../../lib/route-table';
 
 // Accounts and sessions (api-contract.md section 3): JWT-only except register, login and refresh.
 export const accountsTable: RouteTable = {
-    fixtures: { sshKey: { route: 'sshKeys.create', payload: { name: 'laptop', publicKey: '{sshPublicKey}' }, value: 'id' } },
+    fixtures: {
+        sshKey: { route: 'sshKeys.create', payload: { name: 'laptop', publicKey: '{sshPublicKey}' }, value: 'id' },
+        session: { route: '', seed: 'session', value: 'id' }
+    },
     family: 'accounts',
     rows: [
         {
-            id: 'auth.register', method: 'POST', path: '/v1/auth/register', auth: 'public',
+            id: 'auth.register', method: 'POST', path: '/v1/auth/register', auth: 'public', rateLimit: 'signUp',
             description: 'Create an account and its personal project; answers with a session.',
             example: { payload: { email: '{email}', password: 'correct horse battery', name: 'New User' }, status: 201 }
         },
         {
-            id: 'auth.login', method: 'POST', path: '/v1/auth/login', auth: 'public',
+            id: 'auth.login', method: 'POST', path: '/v1/auth/login', auth: 'public', rateLimit: 'signIn',
             description: 'Sign in with email and password; answers with a session.',
             example: { payload: { email: '{ownerEmail}', password: '{ownerPassword}' } }
         },
@@ -39,6 +42,21 @@ export const accountsTable: RouteTable = {
             id: 'users.me.patch', method: 'PATCH', path: '/v1/users/me', auth: 'session',
             description: 'Change the signed-in user\'s name or password (a new password ends the other sessions).',
             example: { payload: { name: 'Renamed User' } }
+        },
+        {
+            id: 'sessions.list', method: 'GET', path: '/v1/users/me/sessions', auth: 'session',
+            description: 'The signed-in user\'s live sessions, newest first: when and from where each was opened, and which one is asking.',
+            example: { setup: ['session'] }
+        },
+        {
+            id: 'sessions.delete', method: 'DELETE', path: '/v1/users/me/sessions/{sessionId}', auth: 'session',
+            description: 'Sign one session out (recorded in the security trail); its tokens stop working at their next request.',
+            example: { setup: ['session'], params: { sessionId: '{session}' }, status: 204 }
+        },
+        {
+            id: 'sessions.revokeOthers', method: 'POST', path: '/v1/users/me/sessions/revoke-others', auth: 'session',
+            description: 'Sign out every session but this one (each recorded in the security trail); answers how many ended.',
+            example: {}
         },
         {
             id: 'sshKeys.list', method: 'GET', path: '/v1/users/me/ssh-keys', auth: 'session',

@@ -10,3 +10,7 @@ export const page = (id: string, path: string, description: string, example: Rou
 
 export const form = (id: string, path: string, description: string, params?: Record<string, string>): RouteRow =>
     ({ id, method: 'POST', path, auth: 'public', body: 'form', description, example: { ...noFormToken, ...(params ? { params } : {}) } });
+
+/** A form with a file input (multipart/form-data): refused without its form token, its first part, like any form. */
+export const upload = (id: string, path: string, description: string, params: Record<string, string>): RouteRow =>
+    ({ id, method: 'POST', path, auth: 'public', body: 'multipart', description, example: { ...noFormToken, params, form: [{ name: 'archive', filename: 'site.tar.gz', base64: '' }] } });

@@ -1,6 +1,8 @@
 import type { RouteTable } from '../../lib/route-table';
 import { dashboardGitRows } from './dashboard-git';
 import { dashboardOAuthRows } from './dashboard-oauth';
+import { dashboardResourceRows } from './dashboard-resources';
+import { dashboardAccountRows } from './dashboard-account';
 import { form, page, signedOut } from './dashboard-rows';
 
 // The dashboard's pages and the docs site. They are `public` to the access pipeline (whose credentials are
@@ -29,6 +31,7 @@ export const dashboardTable: RouteTable = {
         page('dashboard.projects', '/dashboard/projects', 'Projects the user is a member of, and a form to create one.'),
         form('dashboard.projects.create', '/dashboard/projects', 'Create a team project.'),
         page('dashboard.project', '/dashboard/projects/{projectId}', 'One project: rename, members and roles, resources at a glance.', { ...signedOut, params: project }),
+        form('dashboard.project.apps.create', '/dashboard/projects/{projectId}/apps', 'Create an app in a project; then its page.', project),
         form('dashboard.project.rename', '/dashboard/projects/{projectId}/rename', 'Rename a project.', project),
         form('dashboard.members.invite', '/dashboard/projects/{projectId}/members', 'Invite someone by the email of their account, with a role.', project),
         form('dashboard.members.role', '/dashboard/projects/{projectId}/members/{userId}/role', 'Change a member\'s role.', member),
@@ -37,12 +40,16 @@ export const dashboardTable: RouteTable = {
         form('dashboard.members.invitations.cancel', '/dashboard/projects/{projectId}/invitations/{invitationId}/cancel', 'Withdraw an invitation the project sent.', sent),
         page('dashboard.project.leaveConfirm', '/dashboard/projects/{projectId}/leave', 'Asks to confirm leaving a project.', { ...signedOut, params: project }),
         form('dashboard.project.leave', '/dashboard/projects/{projectId}/leave', 'Leave a project.', project),
+        page('dashboard.billing', '/dashboard/billing', 'Usage this cycle, invoices with their receipts, and credit.'),
+        page('dashboard.billing.receipt', '/dashboard/billing/invoices/{invoiceId}/receipt', 'The printable receipt of a paid invoice.', { ...signedOut, params: { invoiceId: 'inv_0000000000000000' } }),
         page('dashboard.invitations', '/dashboard/invitations', 'Invitations to the user, to a project or to work on an app, each accepted or declined here.'),
         form('dashboard.invitations.accept', '/dashboard/invitations/{invitationId}/accept', 'Accept an invitation.', invitation),
         form('dashboard.invitations.decline', '/dashboard/invitations/{invitationId}/decline', 'Decline (or dismiss) an invitation.', invitation),
         page('dashboard.notifications', '/dashboard/account/notifications', 'The notification categories the user receives, security messages always on.'),
         form('dashboard.notifications.save', '/dashboard/account/notifications', 'Save which notification categories the user receives.'),
         ...dashboardGitRows,
+        ...dashboardAccountRows,
+        ...dashboardResourceRows,
         page('dashboard.assets', '/dashboard/assets/{file*}', 'The dashboard\'s stylesheet and script.', { status: 200, params: { 'file*': 'dashboard.css' } }),
         page('dashboard.notFound', '/dashboard/{path*}', 'Any other dashboard path: a 404 page.', { status: 404, params: { 'path*': 'nowhere' } }),
         page('docs.index', '/docs', 'The documentation\'s index page.', { status: 200 }),

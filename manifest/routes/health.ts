@@ -11,12 +11,12 @@ export const healthTable: RouteTable = {
         },
         {
             id: 'health.ready', method: 'GET', path: '/readyz', auth: 'public',
-            description: 'The process can reach its database (503 otherwise).',
+            description: 'The process can serve: its database answers, every migration is applied and none is running, and it is not stopping (503 with the reason otherwise).',
             example: {}
         },
         {
             id: 'health.detail', method: 'GET', path: '/v1/health', auth: 'session',
-            description: 'Database dialect and latency, migrations, version and uptime.',
+            description: 'Readiness with its reason, database dialect and latency, migrations applied and pending, version, uptime, memory and requests in flight.',
             example: {}
         }
     ]

@@ -36,7 +36,7 @@ export const oauthTable: RouteTable = {
             example: { params: { authorizationId: 'oaz_0000000000000000' }, status: 404 }
         },
         {
-            id: 'oauth.authorizations.decide', method: 'POST', path: '/v1/oauth/authorizations/{authorizationId}', auth: 'session',
+            id: 'oauth.authorizations.decide', method: 'POST', path: '/v1/oauth/authorizations/{authorizationId}', auth: 'session', secretOnce: true,
             description: 'Allow (with all projects or a chosen few) or deny a pending authorization; answers where to send the browser.',
             example: { params: { authorizationId: 'oaz_0000000000000000' }, payload: { decision: 'deny' }, status: 404 }
         },
@@ -61,7 +61,7 @@ export const oauthTable: RouteTable = {
             example: { setup: ['oauthClient'] }
         },
         {
-            id: 'oauthClients.create', method: 'POST', path: '/v1/users/me/oauth-clients', auth: 'session',
+            id: 'oauthClients.create', method: 'POST', path: '/v1/users/me/oauth-clients', auth: 'session', secretOnce: true,
             description: 'Register an OAuth client (`svoc_` id) with its redirect URIs; the client secret is in this response only.',
             example: { payload: { name: 'My connector', redirectUris: [connector] }, status: 201 }
         },

@@ -9,7 +9,7 @@ import { LOADERS } from './routes/params';
 import { processRoutes } from './routes/processes';
 import { repositoryRoutes } from './routes/repository';
 import { appCronSource, CronJobsService } from './services/cron-jobs';
-import { processSnapshot, ProcessesService } from './services/processes';
+import { appProcessesLive, appProcessesRemoved, processSnapshot, ProcessesService } from './services/processes';
 import { ServiceFilesService } from './services/service-files';
 
 // The apps family: a runtime kind (settings, environment, domains, collaborators, scaling, deployments, logs and
@@ -33,7 +33,8 @@ export const appsPlugin = runtimeFamilyPlugin<App, AppsPluginOptions>({
     loaders: LOADERS,
     register(server, family, options) {
         const { scheduler } = family.services;
-        const processes = new ProcessesService(family.services.knex);
+        const { allocation, knex } = family.services;
+        const processes = new ProcessesService(knex, allocation);
         const cronJobs = new CronJobsService(family);
         const reviewApps = new Reviews(family, options.reviewAppHours ?? 72);
         scheduler.register(appCronSource);
@@ -44,7 +45,20 @@ export const appsPlugin = runtimeFamilyPlugin<App, AppsPluginOptions>({
                 ...cronJobRoutes(family, cronJobs),
                 ...repositoryRoutes(reviewApps, new ServiceFilesService(family, options.prices))
             },
-            onReview: (trx, deployment, outcome) => reviewApps.settled(trx, deployment, outcome)
+            onReview: (trx, deployment, outcome) => reviewApps.settled(trx, deployment, outcome),
+            // Billing's allocation history of the app's processes and cron jobs follows the app's.
+            hooks: {
+                settled: async (deployment, outcome) => {
+                    const app = outcome === 'live' && !deployment.reviewAppId ? await App.query(knex).findById(deployment.resourceId) : undefined;
+                    if (app) {
+                        await appProcessesLive(knex, allocation, app);
+                    }
+                },
+                beforeRemove: async (trx, app) => {
+                    await appProcessesRemoved(trx, allocation, app);
+                    await cronJobs.appRemoved(trx, app);
+                }
+            }
         };
     }
 });

@@ -1,7 +1,7 @@
 import * as Boom from '@hapi/boom';
 import type { AuthCredentials } from '@hapi/hapi';
-import type { Knex } from 'knex';
 
+import { inRanges } from '../../lib/address-ranges';
 import { parseApiKey } from '../../lib/api-key-token';
 import { digestsEqual, sha256 } from '../../lib/crypto';
 import type { FastReader } from '../../lib/db/fast-reader';
@@ -9,22 +9,17 @@ import { jwtType } from '../../lib/jwt-type';
 import { ACCESS_TOKEN_TYPE, type AccessTokenVerifier } from '../../lib/oauth/access-token';
 import { SESSION_SCOPES, type Scope } from '../../lib/scopes';
 import { SESSION_TOKEN_TYPE, type SessionSigner } from '../../lib/session-token';
+import { KeyUses, type UsedKey } from './key-uses';
 
 // Turns an Authorization header into credentials, deciding from the database on every request: nothing here is
 // cached, so a revocation holds at the next request on every process.
 
-interface KeyRow {
-    id: string;
-    user_id: string;
-    secret_hash: string;
-    scopes: string;
-    expires_at: string | null;
-    last_used_at: string | null;
-    revoked_at: string | null;
-    email: string;
-    admin_since: string | null;
-    disabled_at: string | null;
-}
+// A key's row as KEY_SQL's values, in its order: read without building an object (the check runs on every request).
+type KeyTuple = [
+    id: string, user_id: string, secret_hash: string, previous_secret_hash: string | null, previous_expires_at: string | null,
+    allowed_cidrs: string | null, scopes: string, expires_at: string | null, last_used_at: string | null, revoked_at: string | null,
+    email: string, admin_since: string | null, disabled_at: string | null
+];
 
 interface SessionRow {
     id: string;
@@ -49,11 +44,13 @@ interface GrantRow {
     disabled_at: string | null;
 }
 
-const KEY_SQL = 'SELECT k.id, k.user_id, k.secret_hash, k.scopes, k.expires_at, k.last_used_at, k.revoked_at, u.email, u.admin_since, u.disabled_at FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.prefix = ?';
+// Every column read here costs every request (five more columns cost more than the allow-list check): what only the
+// writes after the response need (the key's name, the days of its scopes, its addresses) they read themselves.
+const KEY_SQL = 'SELECT k.id, k.user_id, k.secret_hash, k.previous_secret_hash, k.previous_expires_at, k.allowed_cidrs, k.scopes, k.expires_at, ' +
+    'k.last_used_at, k.revoked_at, u.email, u.admin_since, u.disabled_at FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.prefix = ?';
 const SESSION_SQL = 'SELECT s.id, s.user_id, s.expires_at, s.revoked_at, u.email, u.admin_since, u.disabled_at FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id = ?';
 const GRANT_SQL = 'SELECT g.id, g.user_id, g.client_id, g.scopes, g.projects, g.last_used_at, g.revoked_at, u.email, u.admin_since, u.disabled_at FROM oauth_grants g JOIN users u ON u.id = g.user_id WHERE g.id = ?';
 const DUMMY_HASH = Buffer.alloc(32);
-const TOUCH_INTERVAL_MS = 60_000;
 
 export const messages = {
     missing: 'Missing authentication',
@@ -61,38 +58,65 @@ export const messages = {
     invalidKey: 'Invalid API key',
     expiredKey: 'API key has expired',
     revokedKey: 'API key has been revoked',
+    rolledKey: 'This token was replaced when the API key was rolled, and its overlap has ended: use the new token',
+    addressRefused: (ip: string | null) => `This API key is not allowed from ${ip ?? 'an unknown address'}: the address is outside the key's allow-list`,
     invalidToken: 'Invalid or expired access token',
     endedSession: 'Session has ended',
     revokedGrant: 'The app\'s access has been revoked',
     disabled: 'Account is disabled'
 };
 
+// A credential's scopes, parsed once per distinct text (few keys' scope lists differ): how to read the text is kept,
+// never whether a credential is valid. The lists handed out are frozen, so no request can change another's.
+const parsedScopes = new Map<string, readonly Scope[]>();
+const MAX_PARSED_SCOPES = 1000;
+
+function parseScopes(text: string): readonly Scope[] {
+    let scopes = parsedScopes.get(text);
+    if (!scopes) {
+        if (parsedScopes.size >= MAX_PARSED_SCOPES) {
+            parsedScopes.clear();
+        }
+
+        scopes = Object.freeze(JSON.parse(text) as Scope[]);
+        parsedScopes.set(text, scopes);
+    }
+
+    return scopes;
+}
+
 export function unauthorized(message: string): Boom.Boom {
     return Boom.unauthorized(message, 'Bearer');
 }
 
 export interface CredentialStoreOptions {
-    knex: Knex;
     reader: FastReader;
     signer: SessionSigner;
     accessTokens: AccessTokenVerifier;                          // OAuth access tokens, with the API's own URL in `aud`
-    onError: (err: unknown) => void;
+    uses: KeyUses;                                              // what a use leaves behind, written after the response path
+    clock: () => number;
 }
 
-export class CredentialStore {
-    private readonly touching = new Map<string, Promise<unknown>>();    // a lastUsedAt write in flight, by key or grant id
+/** What the request adds to its credential: where it comes from, and the scope its route needs (key routes). */
+export interface RequestContext {
+    ip: string | null;
+    scope?: string | null;
+}
 
+const NO_CONTEXT: RequestContext = { ip: null };
+
+export class CredentialStore {
     constructor(private readonly options: CredentialStoreOptions) { }
 
-    async authenticate(header: string | undefined): Promise<AuthCredentials> {
+    async authenticate(header: string | undefined, context: RequestContext = NO_CONTEXT): Promise<AuthCredentials> {
         if (!header) {
             throw unauthorized(messages.missing);
         }
 
         const bearer = /^Bearer +(\S+)$/i.exec(header);
-        const token = bearer ? bearer[1]! : header.trim();
+        const token = bearer ? bearer[1] : header.trim();
         if (token.startsWith('svk_')) {
-            return this.apiKey(token);
+            return this.apiKey(token, context);
         }
 
         const type = bearer ? jwtType(token) : null;
@@ -107,38 +131,58 @@ export class CredentialStore {
         throw unauthorized(bearer ? messages.invalidToken : messages.malformed);
     }
 
-    private async apiKey(token: string): Promise<AuthCredentials> {
+    // The secret is compared with the current digest and, during a roll's overlap, with the one it replaced: both in
+    // constant time. The allow-list is checked in memory on the row already read.
+    private async apiKey(token: string, context: RequestContext): Promise<AuthCredentials> {
         const parsed = parseApiKey(token);
         if (!parsed) {
             throw unauthorized(messages.invalidKey);
         }
 
-        const row = await this.options.reader.get<KeyRow>(KEY_SQL, [parsed.prefix]);
+        const readAt = this.options.uses.epoch;
+        const tuple = await this.options.reader.tuple<KeyTuple>(KEY_SQL, [parsed.prefix]);
         const presented = sha256(parsed.secret);
-        const expected = row ? Buffer.from(row.secret_hash, 'hex') : DUMMY_HASH;
-        if (!digestsEqual(presented, expected) || !row) {
+        const current = digestsEqual(presented, tuple ? Buffer.from(tuple[2], 'hex') : DUMMY_HASH);
+        const previous = !current && !!tuple?.[3] && digestsEqual(presented, Buffer.from(tuple[3], 'hex'));
+        if (!tuple || (!current && !previous)) {
             throw unauthorized(messages.invalidKey);
         }
 
-        if (row.revoked_at) {
+        const [id, userId, , , previousExpiresAt, allowedCidrs, scopeText, expiresAt, lastUsedAt, revokedAt, email, adminSince, disabledAt] = tuple;
+        if (revokedAt) {
             throw unauthorized(messages.revokedKey);
         }
 
-        const now = Date.now();
-        if (row.expires_at && Date.parse(row.expires_at) <= now) {
+        const now = this.options.clock();
+        if (expiresAt && Date.parse(expiresAt) <= now) {
             throw unauthorized(messages.expiredKey);
         }
 
-        if (row.disabled_at) {
+        if (previous && !(previousExpiresAt && Date.parse(previousExpiresAt) > now)) {
+            throw unauthorized(messages.rolledKey);
+        }
+
+        if (disabledAt) {
             throw unauthorized(messages.disabled);
         }
 
-        this.touch('api_keys', row, now);
+        const row: UsedKey = { id, user_id: userId, last_used_at: lastUsedAt, previous_expires_at: previousExpiresAt };
+        if (allowedCidrs && !inRanges(allowedCidrs, context.ip)) {
+            this.options.uses.refused(row, parsed.prefix, context.ip, now);
+            throw Boom.forbidden(messages.addressRefused(context.ip));
+        }
+
+        const scopes = parseScopes(scopeText);
+        if (previous) {
+            this.options.uses.previousSecretUsed(row, parsed.prefix, context.ip, now);
+        }
+
+        this.options.uses.used('api_keys', row, now, readAt, { row, prefix: parsed.prefix, ip: context.ip, scope: context.scope && scopes.includes(context.scope as Scope) ? context.scope : null });
         return {
-            user: { id: row.user_id, email: row.email, isAdmin: !!row.admin_since },
+            user: { id: userId, email, isAdmin: !!adminSince },
             via: 'key',
-            credentialId: row.id,
-            scopes: JSON.parse(row.scopes) as Scope[],
+            credentialId: id,
+            scopes,
             pinnedProjects: null
         };
     }
@@ -175,6 +219,7 @@ export class CredentialStore {
             throw unauthorized(messages.invalidToken);
         }
 
+        const readAt = this.options.uses.epoch;
         const row = await this.options.reader.get<GrantRow>(GRANT_SQL, [claims.grantId]);
         if (!row || row.revoked_at || row.user_id !== claims.userId || row.client_id !== claims.clientId) {
             throw unauthorized(messages.revokedGrant);
@@ -184,8 +229,8 @@ export class CredentialStore {
             throw unauthorized(messages.disabled);
         }
 
-        this.touch('oauth_grants', row, Date.now());
-        const granted = JSON.parse(row.scopes) as Scope[];
+        this.options.uses.used('oauth_grants', row, this.options.clock(), readAt);
+        const granted = parseScopes(row.scopes);
         return {
             user: { id: row.user_id, email: row.email, isAdmin: !!row.admin_since },
             via: 'oauth',
@@ -195,28 +240,8 @@ export class CredentialStore {
         };
     }
 
-    // lastUsedAt is written at most once a minute per key or grant, after the response path: a write per request costs a
-    // quarter of the throughput, an fsync per request two thirds (toolcheck.md). Until the write lands, reads still see
-    // the old value: the uses meanwhile join the write in flight instead of each queueing one of their own.
-    private touch(table: 'api_keys' | 'oauth_grants', row: { id: string; last_used_at: string | null }, now: number): void {
-        if (this.touching.has(row.id) || (row.last_used_at && Date.parse(row.last_used_at) > now - TOUCH_INTERVAL_MS)) {
-            return;
-        }
-
-        const staleBefore = new Date(now - TOUCH_INTERVAL_MS).toISOString();
-        const write = new Promise<void>((resolve) => setImmediate(resolve))
-            .then(() => this.options.knex(table)
-                .where('id', row.id)
-                .andWhere((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<=', staleBefore))
-                .update({ last_used_at: new Date(now).toISOString() }))
-            .catch(this.options.onError)
-            .finally(() => this.touching.delete(row.id));
-
-        this.touching.set(row.id, write);
-    }
-
     /** Waits for deferred writes, so a stopping server loses none. */
     async drain(): Promise<void> {
-        await Promise.all([...this.touching.values()]);
+        await this.options.uses.drain();
     }
 }

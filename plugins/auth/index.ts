@@ -5,6 +5,7 @@ import type { NamedPlugin, Request, ResponseToolkit, Server } from '@hapi/hapi';
 import type { Knex } from 'knex';
 
 import { introspection } from '../../lib/access';
+import { clientAddress, proxyTrust } from '../../lib/client-address';
 import { createFastReader } from '../../lib/db/fast-reader';
 import { dialect } from '../../lib/db/knex';
 import { Lists } from '../../lib/lists';
@@ -14,10 +15,10 @@ import { JwksCache } from '../../lib/oauth/jwks-cache';
 import { publishedKeys } from '../../lib/oauth/signing-keys';
 import { PROJECT_KIND, type ResourceKind, type RowLoader } from '../../lib/resources/kinds';
 import { readForm } from '../../lib/multipart';
-import type { CompiledRow } from '../../lib/route-table';
 import { sessionSigner } from '../../lib/session-token';
 import { CredentialStore } from './credentials';
 import { gate } from './gate';
+import { KeyUses } from './key-uses';
 import { Policy } from './policy';
 
 // The access pipeline, one mechanism for every route (architecture.md "A request's way through"):
@@ -29,7 +30,10 @@ export interface AuthPluginOptions {
     sessionSecret: string;                                      // signs and verifies session access tokens
     issuer: string;                                             // the API's public origin: the issuer of session and OAuth tokens, and the API's audience
     resources?: readonly ResourceKind[];                        // kinds no bound table declares (embedding)
+    trustedProxies?: readonly string[];                         // TRUSTED_PROXIES: whose X-Forwarded-For is believed
+    clock?: () => number;                                       // the time keys are judged at (tests control it)
 }
+
 
 export const STRATEGY = 'platform';
 
@@ -40,12 +44,15 @@ export const authPlugin: NamedPlugin<AuthPluginOptions> = {
         const signer = sessionSigner({ secret: deriveKey(options.sessionSecret, 'session-jwt'), issuer: options.issuer });
         // OAuth access tokens are verified with the published keys, read again at most every minute (never the grant).
         const accessTokens = accessTokenVerifier({ keys: new JwksCache(() => publishedKeys(options.knex)).getKey, issuer: options.issuer, audience: options.issuer });
-        const store = new CredentialStore({
+        const trust = proxyTrust(options.trustedProxies ?? []);
+        const uses = new KeyUses({
             knex: options.knex,
-            reader,
-            signer,
-            accessTokens,
+            outbox: () => server.plugins['hostless-notifications']?.outbox ?? null,
             onError: (err) => server.log(['error', 'auth'], err as Error)
+        });
+        const store = new CredentialStore({ reader, signer, accessTokens, uses, clock: options.clock ?? Date.now });
+        server.decorate('request', 'clientAddress', function (this: Request) {
+            return clientAddress(this, trust);
         });
         const policy = new Policy(reader, [PROJECT_KIND, ...(options.resources ?? [])]);
 
@@ -56,10 +63,13 @@ export const authPlugin: NamedPlugin<AuthPluginOptions> = {
         server.expose('reader', reader);
         server.expose('lists', new Lists(reader, dialect(options.knex) === 'postgres'));
         server.expose('accessTokens', accessTokens);
-        // GET /v1/auth/introspect without the HTTP round: the MCP server in this process asks it once per request.
-        server.expose('introspect', async (authorization: string): Promise<{ status: number; body: unknown }> => {
+        // Waits for the writes a credential's use leaves behind (lastUsedAt and the rest), as a stopping server does.
+        server.expose('settleUses', () => store.drain());
+        // GET /v1/auth/introspect without the HTTP round: the MCP server in this process asks it once per request, with
+        // the address of its own caller (trusted: it comes from this process).
+        server.expose('introspect', async (authorization: string, ip: string | null = null): Promise<{ status: number; body: unknown }> => {
             try {
-                const credentials = await store.authenticate(authorization);
+                const credentials = await store.authenticate(authorization, { ip });
                 return { status: 200, body: introspection({ ...credentials, user: credentials.user! }) };
             }
             catch (err) {
@@ -74,8 +84,9 @@ export const authPlugin: NamedPlugin<AuthPluginOptions> = {
 
         server.auth.scheme(STRATEGY, () => ({
             authenticate: async (request: Request, h: ResponseToolkit) => {
-                const credentials = await store.authenticate(request.headers.authorization as string | undefined);
-                const refused = gate(request.route.settings.plugins?.platform, credentials);
+                const row = request.route.settings.plugins?.platform;
+                const credentials = await store.authenticate(request.headers.authorization as string | undefined, { ip: request.clientAddress(), scope: row?.scope ?? null });
+                const refused = gate(row, credentials);
                 if (refused) {
                     throw refused;
                 }
@@ -89,7 +100,7 @@ export const authPlugin: NamedPlugin<AuthPluginOptions> = {
             const raw = request.raw.req.rawHeaders ?? [];          // server.inject has none: it cannot send a header twice
             let count = 0;
             for (let i = 0; i < raw.length; i += 2) {
-                if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization') {
+                if (raw[i].length === 13 && raw[i].toLowerCase() === 'authorization') {
                     ++count;
                 }
             }
@@ -102,7 +113,7 @@ export const authPlugin: NamedPlugin<AuthPluginOptions> = {
         });
 
         server.ext('onPreHandler', async (request, h) => {
-            const row = request.route.settings.plugins?.platform as CompiledRow | undefined;
+            const row = request.route.settings.plugins?.platform;
             if (row && request.auth.isAuthenticated) {
                 // A multipart body's leading parts are read and validated now; its file part stays unread until the
                 // policy below has allowed the request.

@@ -7,6 +7,7 @@ import type { FastReader } from '../../lib/db/fast-reader';
 import { kindLabel, type ResourceKind, type RowLoader } from '../../lib/resources/kinds';
 import { roleAtLeast, type Permission, type Role } from '../../lib/roles';
 import type { CompiledRow } from '../../lib/route-table';
+import { idPattern } from '../../lib/ids';
 
 // Steps 4 (create without projectId) to 8 of the precedence, after validation: resolve the project and the named
 // resource with one indexed lookup per level, loading each row whole, 404 when unreachable, 403 for a mismatched
@@ -24,7 +25,11 @@ interface Reach {
     row: object;
 }
 
+/** A request header that narrows what a credential reaches to one project (the MCP server sends its X-MCP-Project pin here). */
+export const PIN_HEADER = 'x-project-pin';
+
 export const policyMessages = {
+    pin: `The X-Project-Pin header must be one project id such as prj_4f9KqzT0aBcD1eFg`,
     projectRequired: '"projectId" is required when using an API key or OAuth token',
     otherProject: 'The resource belongs to another project than the projectId given',
     collaborator: (permission: Permission) => `Collaborator permission "${permission}" is required for this action`,
@@ -41,10 +46,29 @@ function bodyOf(request: Request): object | null {
 }
 
 const mappers = snakeCaseMappers();
-const plainLoader: RowLoader = { fromDatabaseJson: (row) => mappers.parse(row as Record<string, unknown>) };
+const plainLoader: RowLoader = { fromDatabaseJson: (row) => mappers.parse(row) };
 /** A credential pinned to some projects (an OAuth grant's choice) reaches nothing outside them: the same 404 as a missing one. */
 function outsidePin(pin: readonly string[] | null, projectId: string): boolean {
     return pin !== null && !pin.includes(projectId);
+}
+
+/**
+ * The projects a request may reach: the credential's pin (an OAuth grant's projects; null: all the user's)
+ * narrowed by an X-Project-Pin header to that one project. A header only narrows: a project outside the
+ * credential's pin leaves nothing reachable, and membership is checked as for every request.
+ */
+export function requestPin(request: Request, credentialPin: readonly string[] | null): readonly string[] | null {
+    const header = request.headers[PIN_HEADER];
+    if (header === undefined) {
+        return credentialPin;
+    }
+
+    if (typeof header !== 'string' || !idPattern('prj').test(header.trim())) {
+        throw Boom.badRequest(policyMessages.pin);
+    }
+
+    const project = header.trim();
+    return credentialPin ? credentialPin.filter((id) => id === project) : [project];
 }
 
 export class Policy {
@@ -80,6 +104,7 @@ export class Policy {
         const credentials = request.auth.credentials;
         const user = credentials.user!;
         const policy = row.compiled;
+        const pin = requestPin(request, credentials.pinnedProjects);
         const rows: Record<string, object> = {};
         const ids: Record<string, string> = {};
         const resolved: Access = {
@@ -87,7 +112,7 @@ export class Policy {
             via: credentials.via,
             credentialId: credentials.credentialId,
             scopes: credentials.scopes,
-            pinnedProjects: credentials.pinnedProjects,
+            pinnedProjects: pin,
             project: null,
             resource: null,
             ids,
@@ -95,6 +120,10 @@ export class Policy {
         };
 
         let projectId = this.projectIdOf(request, row);
+        if (policy.create && !projectId && pin?.length === 1) {
+            projectId = pin[0];                                 // a pinned request creates in its project
+        }
+
         if (policy.create && !projectId) {
             if (credentials.via !== 'session') {
                 throw Boom.badRequest(policyMessages.projectRequired);
@@ -105,7 +134,7 @@ export class Policy {
 
         if (projectId) {
             const reach = await this.reach(this.kinds.get('project')!, projectId, user.id);
-            if (!reach?.role || outsidePin(credentials.pinnedProjects, reach.projectId)) {
+            if (!reach?.role || outsidePin(pin, reach.projectId)) {
                 throw notFound('project');
             }
 
@@ -115,7 +144,7 @@ export class Policy {
         }
 
         if (policy.resource) {
-            const reach = await this.resolveResource(request, this.kinds.get(policy.resource)!, user.id, credentials.pinnedProjects, ids, rows);
+            const reach = await this.resolveResource(request, this.kinds.get(policy.resource)!, user.id, pin, ids, rows);
             if (resolved.project && reach.projectId !== resolved.project.id) {
                 throw Boom.forbidden(policyMessages.otherProject);
             }
@@ -147,7 +176,7 @@ export class Policy {
         const weaker = row.compiled.collaboratorFor;
         const fields = Object.keys(bodyOf(request) ?? {});
         if (weaker && fields.length && fields.every((field) => weaker[field])) {
-            return weaker[fields[0]!]!;
+            return weaker[fields[0]];
         }
 
         return row.compiled.collaborator;

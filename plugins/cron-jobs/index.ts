@@ -33,6 +33,10 @@ export const cronJobsPlugin = runtimeFamilyPlugin<CronJob, object>({
         serialize: (job) => ({
             schedule: job.schedule, timeZone: job.timeZone, paused: !!job.paused, nextRunAt: job.nextRunAt, lastRunAt: job.lastRunAt
         }),
+        jsonFields: [
+            { name: 'schedule', column: 'schedule' }, { name: 'timeZone', column: 'time_zone' }, { name: 'paused', column: 'paused', boolean: true },
+            { name: 'nextRunAt', column: 'next_run_at' }, { name: 'lastRunAt', column: 'last_run_at' }
+        ],
         logStreams: ['run', 'runtime', 'release']
     },
     loaders: { 'cron-job-run': CronRun },

@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+
 import * as Boom from '@hapi/boom';
 import type { Server } from '@hapi/hapi';
 import * as Jose from 'jose';
@@ -9,7 +11,7 @@ import type { Session } from './session';
 // sending the session's access token as `Authorization: Bearer`. Scopes, roles, validation and error messages are
 // therefore exactly the API's. An access token that expired is refreshed once through POST /v1/auth/refresh.
 
-export interface Answer<T = any> {
+export interface Answer<T = unknown> {
     status: number;
     body: T;
     link: string | null;                                        // the `Link: <...>; rel="next"` header of lists
@@ -18,22 +20,27 @@ export interface Answer<T = any> {
 /** The API session behind the cookie has ended (logged out elsewhere, refresh refused): the visitor signs in again. */
 export class SignedOut extends Error { }
 
+interface Tokens {
+    accessToken: string;
+    refreshToken: string;
+}
+
 export interface ApiOptions {
     server: Server;
     remoteAddress: string;
-    refreshes: Map<string, Promise<Answer>>;                    // refreshes in flight, by refresh token digest
+    refreshes: Map<string, Promise<Answer<Tokens>>>;                    // refreshes in flight, by refresh token digest
 }
 
 export class Api {
     constructor(private readonly options: ApiOptions, private readonly session: Session) { }
 
     /** A call without credentials: sign-in and sign-up. */
-    anonymous<T = any>(method: string, url: string, payload?: object): Promise<Answer<T>> {
+    anonymous<T = unknown>(method: string, url: string, payload?: object): Promise<Answer<T>> {
         return this.send(method, url, undefined, payload);
     }
 
     /** A call as the signed-in user; throws SignedOut when the API session cannot be used any more. */
-    async call<T = any>(method: string, url: string, payload?: object): Promise<Answer<T>> {
+    async call<T = unknown>(method: string, url: string, payload?: object): Promise<Answer<T>> {
         const tokens = this.session.tokens;
         if (!tokens) {
             throw new SignedOut();
@@ -52,13 +59,52 @@ export class Api {
         return answer;
     }
 
+    /**
+     * Sends a request body that is a stream (an upload): it can be read once, so a token that has run out is
+     * refreshed before, never retried after.
+     */
+    async upload<T = unknown>(url: string, contentType: string, body: Readable): Promise<Answer<T>> {
+        const tokens = this.session.tokens;
+        if (!tokens) {
+            throw new SignedOut();
+        }
+
+        const accessToken = expired(tokens.accessToken) ? await this.refresh(tokens.refreshToken) : tokens.accessToken;
+        const answer = await this.send<T>('POST', url, accessToken, body, { 'content-type': contentType });
+        if (answer.status === 401) {
+            this.session.clear();
+            throw new SignedOut();
+        }
+
+        return answer;
+    }
+
+    /**
+     * A call with the access token the session holds now, never refreshed: a stream has sent its headers and cannot
+     * write the cookie again. `expired` when the token ran out (a new request refreshes it), `ended` when the API
+     * refused it otherwise (signed out, session ended).
+     */
+    async callAsIs<T = unknown>(method: string, url: string): Promise<Answer<T> | 'expired' | 'ended'> {
+        const tokens = this.session.tokens;
+        if (!tokens) {
+            return 'ended';
+        }
+
+        if (expired(tokens.accessToken)) {
+            return 'expired';
+        }
+
+        const answer = await this.send<T>(method, url, tokens.accessToken);
+        return answer.status === 401 ? expired(tokens.accessToken) ? 'expired' : 'ended' : answer;
+    }
+
     // Two pages of one browser can find the token expired at once; they share one refresh, since presenting a
     // refresh token twice ends the session (reuse detection).
     private async refresh(refreshToken: string): Promise<string> {
         const key = sha256Hex(refreshToken);
         let pending = this.options.refreshes.get(key);
         if (!pending) {
-            pending = this.send('POST', '/v1/auth/refresh', undefined, { refreshToken })
+            pending = this.send<Tokens>('POST', '/v1/auth/refresh', undefined, { refreshToken })
                 .finally(() => this.options.refreshes.delete(key));
             this.options.refreshes.set(key, pending);
         }
@@ -73,16 +119,27 @@ export class Api {
         return answer.body.accessToken;
     }
 
-    private async send<T>(method: string, url: string, accessToken: string | undefined, payload?: object): Promise<Answer<T>> {
+    private async send<T>(method: string, url: string, accessToken: string | undefined, payload?: object, headers: Record<string, string> = {}): Promise<Answer<T>> {
         const res = await this.options.server.inject({
             method,
             url,
             remoteAddress: this.options.remoteAddress,
-            headers: accessToken ? { authorization: `Bearer ${accessToken}` } : {},
+            headers: { ...headers, ...(accessToken ? { authorization: `Bearer ${accessToken}` } : {}) },
             ...(payload ? { payload } : {})
         });
         const link = res.headers.link;
         return { status: res.statusCode, body: res.result as T, link: typeof link === 'string' ? link : null };
+    }
+}
+
+/** The API session an access token belongs to (its `sid`), or null. */
+export function sessionIdOf(accessToken: string): string | null {
+    try {
+        const { sid } = Jose.decodeJwt(accessToken);
+        return typeof sid === 'string' ? sid : null;
+    }
+    catch {
+        return null;
     }
 }
 
@@ -125,7 +182,8 @@ export async function findInList<T>(api: Api, path: string, match: (item: T) => 
 
 /** The API's error, as the page shows it: the status it answered and its message. */
 export function apiError(answer: Answer): { status: number; message: string } {
-    const message = typeof answer.body?.message === 'string' ? answer.body.message : 'The request could not be completed.';
+    const body = answer.body as { message?: unknown } | null;
+    const message = typeof body?.message === 'string' ? body.message : 'The request could not be completed.';
     return { status: answer.status, message };
 }
 

@@ -19,8 +19,8 @@ export function docsRenderer(): (page: DocPage) => RenderedPage {
     md.renderer.rules.heading_open = (tokens, idx, options, env, self) => {
         const text = inlineText(tokens[idx + 1]?.children ?? []);
         const anchor = (env as Env).slug(text);
-        tokens[idx]!.attrSet('id', anchor);
-        if (tokens[idx]!.tag === 'h2') {
+        tokens[idx].attrSet('id', anchor);
+        if (tokens[idx].tag === 'h2') {
             (env as Env).headings.push({ anchor, text });
         }
 
@@ -28,11 +28,11 @@ export function docsRenderer(): (page: DocPage) => RenderedPage {
     };
 
     md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
-        const token = tokens[idx]!;
+        const token = tokens[idx];
         const href = token.attrGet('href') ?? '';
         const local = /^(?![a-z][a-z0-9+.-]*:|\/|#)([^#?]+)\.md(#[^?]*)?$/i.exec(href);
         if (local) {
-            const target = Path.posix.normalize(Path.posix.join(Path.posix.dirname((env as Env).path), local[1]!));
+            const target = Path.posix.normalize(Path.posix.join(Path.posix.dirname((env as Env).path), local[1]));
             token.attrSet('href', `${docUrlPath(target)}${local[2] ?? ''}`);
         }
         else if (/^https?:/i.test(href)) {

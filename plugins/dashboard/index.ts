@@ -7,9 +7,8 @@ import Joi from 'joi';
 
 import { bindRoutes, type FamilyPlugin, type RouteHandlers } from '../../lib/route-table';
 import { dashboardTable } from '../../manifest/routes/dashboard';
-import type { Answer } from './api';
 import { CONTENT_SECURITY_POLICY } from './content-policy';
-import { errorView, layoutContext } from './page';
+import { errorView, layoutContext, type PageDeps } from './page';
 import { accountRoutes } from './routes/account';
 import { connectedAppRoutes } from './routes/connected-apps';
 import { consentRoutes } from './routes/consent';
@@ -18,9 +17,13 @@ import { invitationRoutes } from './routes/invitations';
 import { gitRoutes } from './routes/git';
 import { keyRoutes } from './routes/keys';
 import { memberRoutes } from './routes/members';
+import { billingRoutes } from './routes/billing';
 import { notificationRoutes } from './routes/notifications';
 import { oauthClientRoutes } from './routes/oauth-clients';
 import { projectRoutes } from './routes/projects';
+import { resourceRoutes } from './routes/resources';
+import { accountPageRoutes } from './routes/account-pages';
+import { LIVE_TAIL_DEFAULTS, LiveTails, type LiveTailOptions } from './live-tail';
 import { checkFormToken, cookieName, cookieOptions, Session } from './session';
 import { configureViews } from './views';
 
@@ -33,13 +36,25 @@ export interface DashboardPluginOptions {
     secureCookies: boolean;                                     // true behind https: the cookie is sent over https only
     docsDir: string;                                            // the markdown pages served at /docs
     gitAuthorizeOrigins?: readonly string[];                    // where the Git page's connect buttons send the browser
+    publicUrl?: string;                                         // the API's public origin: edge URLs and the agent setup page
+    mcpPublicUrl?: string;                                      // the MCP server's public origin
+    sitesDomain?: string;                                       // the edge serves `<name>.<sitesDomain>`
+    liveTail?: Partial<LiveTailOptions>;                        // poll interval, longest stream, streams per session
 }
 
 const schema = Joi.object({
     cookiePassword: Joi.string().min(32).required(),
     secureCookies: Joi.boolean().required(),
     docsDir: Joi.string().required(),
-    gitAuthorizeOrigins: Joi.array().items(Joi.string().uri({ scheme: ['http', 'https'] })).default([])
+    gitAuthorizeOrigins: Joi.array().items(Joi.string().uri({ scheme: ['http', 'https'] })).default([]),
+    publicUrl: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://localhost:3000'),
+    mcpPublicUrl: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://localhost:3001'),
+    sitesDomain: Joi.string().hostname().default('localhost'),
+    liveTail: Joi.object({
+        pollMs: Joi.number().integer().min(10).max(60_000),
+        maxMs: Joi.number().integer().min(100).max(3_600_000),
+        perSession: Joi.number().integer().min(1).max(20)
+    }).default({})
 });
 
 const PUBLIC_DIR = Path.join(__dirname, 'public');
@@ -47,7 +62,7 @@ const PUBLIC_DIR = Path.join(__dirname, 'public');
 // Forms post urlencoded bodies; a post with no body at all reads as an empty form, so it meets the form-token check.
 function formBodies(handlers: RouteHandlers): RouteHandlers {
     for (const row of dashboardTable.rows.filter((candidate) => candidate.body === 'form')) {
-        handlers[row.id] = { ...handlers[row.id]!, payload: { defaultContentType: 'application/x-www-form-urlencoded' } };
+        handlers[row.id] = { ...handlers[row.id], payload: { defaultContentType: 'application/x-www-form-urlencoded' } };
     }
 
     return handlers;
@@ -58,13 +73,18 @@ export const dashboardPlugin: FamilyPlugin<DashboardPluginOptions> = {
     table: dashboardTable,
     dependencies: ['hostless-auth', 'hostless-accounts', 'hostless-api-keys', 'hostless-invitations', 'hostless-projects', 'hostless-oauth', 'hostless-notifications'],
     async register(server, rawOptions) {
-        const options: DashboardPluginOptions = Joi.attempt(rawOptions, schema, 'The dashboard plugin options are invalid:');
+        const options = Joi.attempt(rawOptions, schema, 'The dashboard plugin options are invalid:') as DashboardPluginOptions;
         await server.register([Inert, Vision], { once: true });
         configureViews(server);
         server.state(cookieName(options.secureCookies), cookieOptions(options.cookiePassword, options.secureCookies));
         server.expose('cookie', cookieName(options.secureCookies));
 
-        const deps = { server, refreshes: new Map<string, Promise<Answer>>() };
+        const deps: PageDeps = { server, refreshes: new Map() };
+        const tails = new LiveTails({ ...LIVE_TAIL_DEFAULTS, ...options.liveTail });
+        server.expose('liveTails', tails);
+        // Live tails end first at shutdown: a stream would otherwise hold the server's stop until its timeout.
+        server.ext('onPreStop', () => tails.closeAll('shutdown'));
+        const edge = { publicUrl: options.publicUrl!, sitesDomain: options.sitesDomain! };
         bindRoutes(server, dashboardTable, formBodies({
             ...accountRoutes(deps),
             ...keyRoutes(deps),
@@ -72,11 +92,14 @@ export const dashboardPlugin: FamilyPlugin<DashboardPluginOptions> = {
             ...memberRoutes(deps),
             ...invitationRoutes(deps),
             ...notificationRoutes(deps),
+            ...billingRoutes(deps),
             ...docsRoutes(deps, options.docsDir),
             ...consentRoutes(deps),
             ...connectedAppRoutes(deps),
             ...oauthClientRoutes(deps),
             ...gitRoutes(deps, options.gitAuthorizeOrigins ?? []),
+            ...resourceRoutes(deps, { edge, tails }),
+            ...accountPageRoutes(deps, { publicUrl: options.publicUrl!, mcpPublicUrl: options.mcpPublicUrl! }),
             'dashboard.assets': {
                 validate: { params: Joi.object({ file: Joi.string().pattern(/^[a-z0-9-]+\.(css|js)$/).required() }) },
                 handler: (request, h) => h.file(Path.join(PUBLIC_DIR, request.params.file as string), { confine: PUBLIC_DIR })
@@ -88,9 +111,10 @@ export const dashboardPlugin: FamilyPlugin<DashboardPluginOptions> = {
             }
         }));
 
-        // Every form post carries the session's form token, checked before validation and before any handler.
+        // Every form post carries the session's form token, checked before validation and before any handler; an
+        // upload's (a streamed multipart body) is its first part, which its handler reads and checks before the file.
         server.ext('onPostAuth', (request, h) => {
-            if (request.method === 'post') {
+            if (request.method === 'post' && !request.route.settings.plugins?.multipart) {
                 checkFormToken(request);
             }
 

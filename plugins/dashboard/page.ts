@@ -11,7 +11,7 @@ import { Session } from './session';
 
 export type Section = 'projects' | 'keys' | 'docs' | 'account';
 
-export interface PageDeps extends Omit<ApiOptions, 'remoteAddress'> { }
+export type PageDeps = Omit<ApiOptions, 'remoteAddress'>;
 
 export class Page {
     readonly session: Session;
@@ -19,7 +19,7 @@ export class Page {
 
     constructor(deps: PageDeps, readonly request: Request, readonly h: ResponseToolkit) {
         this.session = Session.of(request);
-        this.api = new Api({ ...deps, remoteAddress: request.info.remoteAddress }, this.session);
+        this.api = new Api({ ...deps, remoteAddress: request.clientAddress() ?? request.info.remoteAddress }, this.session);
     }
 
     /** The view with the layout's context. A read-only page (`forms: false`) hands a visitor no form token. */

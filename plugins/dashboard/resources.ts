@@ -5,13 +5,13 @@ import { apiError, nextCursor, type Api, type Answer } from './api';
 // A project's resources at a glance: for each kind, its API list narrowed to the project, shown only when this
 // server mounts a route that lists it (looked up by route id), so kinds appear here as their families land. A kind
 // that also lives inside apps (`perApp`: app cron jobs) lists those app by app after its own.
-export const RESOURCE_LISTS: ReadonlyArray<{ route: string; label: string; perApp?: string }> = [
-    { route: 'apps.list', label: 'Apps' },
-    { route: 'sites.list', label: 'Sites' },
-    { route: 'workers.list', label: 'Workers' },
-    { route: 'cronJobs.list', label: 'Cron jobs', perApp: 'apps.cronJobs.list' },
-    { route: 'databases.list', label: 'Databases' },
-    { route: 'vms.list', label: 'Virtual machines' }
+export const RESOURCE_LISTS: ReadonlyArray<{ route: string; label: string; segment: string; perApp?: string; byId?: boolean }> = [
+    { route: 'apps.list', label: 'Apps', segment: 'apps' },
+    { route: 'sites.list', label: 'Sites', segment: 'sites' },
+    { route: 'workers.list', label: 'Workers', segment: 'workers' },
+    { route: 'cronJobs.list', label: 'Cron jobs', segment: 'cron-jobs', perApp: 'apps.cronJobs.list' },
+    { route: 'databases.list', label: 'Databases', segment: 'databases' },
+    { route: 'vms.list', label: 'Virtual machines', segment: 'virtual-machines', byId: true }
 ];
 
 const SHOWN = 20;
@@ -19,6 +19,7 @@ const SHOWN = 20;
 interface Item {
     name: string;
     status: string | null;
+    href: string;                                               // the resource's page (an app's cron job: the app's cron jobs tab)
 }
 
 export interface KindAtAGlance {
@@ -34,9 +35,16 @@ export interface ResourcesAtAGlance {
     missing: string | null;                                     // a sentence naming the kinds this server does not serve yet
 }
 
-const items = (answer: Answer, prefix = ''): Item[] =>
+const page = (segment: string, name: string, tab = '') => `/dashboard/${segment}/${encodeURIComponent(name)}${tab}`;
+
+const items = (answer: Answer, segment: string, byId = false): Item[] =>
     (answer.body as Array<{ name?: string; id?: string; status?: string; paused?: boolean }>).map((item) => ({
-        name: `${prefix}${item.name ?? item.id ?? ''}`, status: item.paused ? 'paused' : item.status ?? null
+        name: item.name ?? item.id ?? '', status: item.paused ? 'paused' : item.status ?? null, href: page(segment, (byId ? item.id : item.name ?? item.id) ?? '')
+    }));
+
+const appItems = (answer: Answer, app: string): Item[] =>
+    (answer.body as Array<{ name?: string; id?: string; status?: string; paused?: boolean }>).map((item) => ({
+        name: `${app} / ${item.name ?? item.id ?? ''}`, status: item.paused ? 'paused' : item.status ?? null, href: page('apps', app, '/cron-jobs')
     }));
 
 const listed = (answer: Answer) => answer.status === 200 && Array.isArray(answer.body);
@@ -52,12 +60,12 @@ export async function resourcesAtAGlance(server: Server, api: Api, projectId: st
         if (route) {
             const answer = await api.call('GET', `${route.path}?projectId=${encodeURIComponent(projectId)}&limit=${SHOWN}`);
             const ok = listed(answer);
-            const own: KindAtAGlance = { label: kind.label, lower, items: ok ? items(answer) : [], more: ok && nextCursor(answer) !== null, error: ok ? null : apiError(answer).message };
+            const own: KindAtAGlance = { label: kind.label, lower, items: ok ? items(answer, kind.segment, kind.byId) : [], more: ok && nextCursor(answer) !== null, error: ok ? null : apiError(answer).message };
             const inApps = perApp && apps && ok ? await withinApps(api, perApp.path, apps, kind.label, lower) : null;
             kinds.push(inApps ? {
                 ...own, items: [...own.items, ...inApps.items].slice(0, SHOWN), more: own.more || inApps.more || own.items.length + inApps.items.length > SHOWN, error: inApps.error
             } : own);
-            apps = kind.route === 'apps.list' ? kinds[kinds.length - 1]! : apps;
+            apps = kind.route === 'apps.list' ? kinds[kinds.length - 1] : apps;
         }
         else if (perApp && apps) {
             kinds.push(await withinApps(api, perApp.path, apps, kind.label, lower));
@@ -85,7 +93,7 @@ async function withinApps(api: Api, path: string, apps: KindAtAGlance, label: st
             return { label, lower, items: [], more: false, error: apiError(answer).message };
         }
 
-        found.push(...items(answer, `${app.name} / `));
+        found.push(...appItems(answer, app.name));
     }
 
     return { label, lower, items: found.slice(0, SHOWN), more: apps.more || found.length > SHOWN, error: apps.error };

@@ -1,9 +1,10 @@
 import type { NamedPlugin } from '@hapi/hapi';
 import type { Knex } from 'knex';
 
+import { BullmqQueue } from '../../lib/queue/bullmq-queue';
 import { DatabaseQueue } from '../../lib/queue/database-queue';
 
-// The job queue of this process. Families register their handlers at registration; workers start with the server
+// The job queue of this process: BullMQ on Redis when REDIS_URL is set, else the database's. Families register their handlers at registration; workers start with the server
 // (mode `all`), never (mode `api`), or when a worker-only process asks (mode `worker`, see manifest/start.ts).
 export interface JobsPluginOptions {
     knex: Knex;
@@ -11,18 +12,21 @@ export interface JobsPluginOptions {
     concurrency: number;
     leaseMs?: number;
     pollMs?: number;
+    redis?: { url: string; prefix: string } | null;
 }
 
 export const jobsPlugin: NamedPlugin<JobsPluginOptions> = {
     name: 'hostless-jobs',
     register(server, options) {
-        const queue = new DatabaseQueue({
+        const common = {
             knex: options.knex,
             concurrency: options.concurrency,
             ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
-            ...(options.pollMs ? { pollMs: options.pollMs } : {}),
-            onError: (err) => server.log(['error', 'jobs'], err as Error)
-        });
+            onError: (err: unknown) => server.log(['error', 'jobs'], err as Error)
+        };
+        const queue = options.redis
+            ? new BullmqQueue({ ...common, url: options.redis.url, prefix: options.redis.prefix })
+            : new DatabaseQueue({ ...common, ...(options.pollMs ? { pollMs: options.pollMs } : {}) });
 
         server.expose('queue', queue);
         server.expose('mode', options.mode);
@@ -31,5 +35,6 @@ export const jobsPlugin: NamedPlugin<JobsPluginOptions> = {
         }
 
         server.ext('onPreStop', () => queue.stop());
+        server.ext('onPostStop', () => queue.close());
     }
 };

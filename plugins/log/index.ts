@@ -1,9 +1,12 @@
+import * as Boom from '@hapi/boom';
 import type { NamedPlugin, Request } from '@hapi/hapi';
 
 import { redact } from '../../lib/redact';
 
-// One JSON line per response and per internal error. Headers, query strings and bodies are never logged, and any
-// credential-shaped text in a path or message is redacted, so no secret reaches the log.
+// One JSON line per response and per internal error, each with the request's id (also sent as X-Request-Id, so a
+// caller can quote it), its route id and the id of the credential it came with (never the credential). Headers,
+// query strings and bodies are never logged, and any credential-shaped text in a path or message is redacted, so no
+// secret reaches the log.
 export interface LogPluginOptions {
     write: (line: string) => void;
 }
@@ -13,11 +16,24 @@ export const logPlugin: NamedPlugin<LogPluginOptions> = {
     register(server, options) {
         const emit = (entry: Record<string, unknown>) => options.write(`${redact(JSON.stringify({ time: new Date().toISOString(), ...entry }))}\n`);
 
+        server.ext('onPreResponse', (request, h) => {
+            const response = request.response;
+            if (Boom.isBoom(response)) {
+                response.output.headers['x-request-id'] = request.info.id;
+            }
+            else if (response) {
+                response.header('x-request-id', request.info.id);
+            }
+
+            return h.continue;
+        });
+
         server.events.on('response', (request: Request) => {
             const response = request.response as { statusCode?: number; output?: { statusCode: number } } | null;
             const credentials = request.auth.credentials;
             emit({
                 level: 'info',
+                requestId: request.info.id,
                 route: request.route.settings.id ?? null,
                 method: request.method.toUpperCase(),
                 path: request.path,
@@ -30,7 +46,7 @@ export const logPlugin: NamedPlugin<LogPluginOptions> = {
 
         server.events.on({ name: 'request', channels: 'error' }, (request, event) => {
             const error = event.error as Error | undefined;
-            emit({ level: 'error', route: request.route.settings.id ?? null, path: request.path, error: error?.message ?? null, stack: error?.stack ?? null });
+            emit({ level: 'error', requestId: request.info.id, route: request.route.settings.id ?? null, path: request.path, error: error?.message ?? null, stack: error?.stack ?? null });
         });
 
         server.events.on('log', (event, tags) => {

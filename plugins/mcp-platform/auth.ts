@@ -1,5 +1,6 @@
 import type { Request, ResponseToolkit, ServerAuthSchemeObject } from '@hapi/hapi';
 
+import { clientAddress, type ProxyTrust } from '../../lib/client-address';
 import { jwtType } from '../../lib/jwt-type';
 import { ApiUnreachableError, type ApiClient } from '../../lib/mcp/api-client';
 import { rpcRefusal } from '../../lib/mcp/http';
@@ -23,6 +24,7 @@ export interface McpIdentity {
 
 export interface McpCaller {
     authorization: string;                                      // the caller's header, passed on to this deployment's API only
+    address: string | null;                                     // the caller's address, passed on with it (API key allow-lists)
     identity: McpIdentity;
 }
 
@@ -36,7 +38,7 @@ export function wellFormedAuthorization(request: Request): string | null {
     const raw = request.raw.req.rawHeaders ?? [];                 // server.inject has none: it cannot send a header twice
     let count = 0;
     for (let i = 0; i < raw.length; i += 2) {
-        if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization') {
+        if (raw[i].length === 13 && raw[i].toLowerCase() === 'authorization') {
             ++count;
         }
     }
@@ -47,7 +49,7 @@ export function wellFormedAuthorization(request: Request): string | null {
     }
 
     const match = /^(Bearer +)?(\S+)$/i.exec(header.trim());
-    return match && (match[1] || match[2]!.startsWith('svk_')) ? header.trim() : null;
+    return match && (match[1] || match[2].startsWith('svk_')) ? header.trim() : null;
 }
 
 const quoted = (text: string) => text.replace(/["\\]/g, '');
@@ -56,9 +58,10 @@ export interface McpAuthOptions {
     api: ApiClient;
     metadataUrl: string;                                        // the protected-resource metadata the challenge points at
     accessTokens: AccessTokenVerifier;                          // OAuth access tokens, with this server's resource in `aud`
+    trust: ProxyTrust;                                          // TRUSTED_PROXIES in front of this server
 }
 
-export function mcpAuthScheme({ api, metadataUrl, accessTokens }: McpAuthOptions): ServerAuthSchemeObject {
+export function mcpAuthScheme({ api, metadataUrl, accessTokens, trust }: McpAuthOptions): ServerAuthSchemeObject {
     const challenge = (h: ResponseToolkit, refusal: string | null) => {
         const attributes = refusal ? `error="invalid_token", error_description="${quoted(refusal)}", ` : '';
         const message = refusal ? `Unauthorized: ${refusal}` : 'Unauthorized: send Authorization: Bearer <token> (an API key, session token or OAuth access token)';
@@ -72,6 +75,7 @@ export function mcpAuthScheme({ api, metadataUrl, accessTokens }: McpAuthOptions
                 return challenge(h, null);
             }
 
+            const address = clientAddress(request, trust);
             let answer;
             try {
                 const token = /^Bearer +(\S+)$/i.exec(authorization)?.[1];
@@ -79,7 +83,7 @@ export function mcpAuthScheme({ api, metadataUrl, accessTokens }: McpAuthOptions
                     return challenge(h, 'Invalid or expired access token');
                 }
 
-                answer = await api.introspect(authorization);
+                answer = await api.introspect(authorization, address);
             }
             catch (err) {
                 if (err instanceof ApiUnreachableError || err instanceof KeySourceError) {
@@ -94,6 +98,10 @@ export function mcpAuthScheme({ api, metadataUrl, accessTokens }: McpAuthOptions
                 return challenge(h, typeof body?.message === 'string' ? body.message : 'The credential was refused');
             }
 
+            if (answer.status === 403 && typeof body?.message === 'string') {
+                return rpcRefusal(h, 403, body.message).takeover();    // the key's allow-list refused the caller's address
+            }
+
             if (answer.status !== 200 || !body?.userId || !body.via || !body.credentialId) {
                 return rpcRefusal(h, 502, `The platform API could not check the credential (it answered ${answer.status})`).takeover();
             }
@@ -105,7 +113,7 @@ export function mcpAuthScheme({ api, metadataUrl, accessTokens }: McpAuthOptions
                 scopes: (body.scopes ?? []).filter(isScope),
                 isAdmin: body.isAdmin === true
             };
-            return h.authenticated({ credentials: { via: identity.via, credentialId: identity.credentialId, scopes: identity.scopes, pinnedProjects: null }, artifacts: { authorization, identity } satisfies McpCaller });
+            return h.authenticated({ credentials: { via: identity.via, credentialId: identity.credentialId, scopes: identity.scopes, pinnedProjects: null }, artifacts: { authorization, address, identity } satisfies McpCaller });
         }
     };
 }

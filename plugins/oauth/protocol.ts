@@ -67,7 +67,7 @@ export function presentedClient(request: Request, params: Params): PresentedClie
     }
 
     if (basic) {
-        const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
+        const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
         const colon = decoded.indexOf(':');
         let pair: [string, string] | null = null;
         try {

@@ -25,6 +25,7 @@ export interface ResourcesPluginOptions {
     dnsServers?: readonly string[];
     clock?: Clock;                                              // what the scheduler reads as now (default: the system's)
     reservedNames?: readonly string[];                          // names the edge's name space refuses
+    allowFileGit?: boolean;                                     // file:// repositories may be named
 }
 
 export const resourcesPlugin: NamedPlugin<ResourcesPluginOptions> = {
@@ -47,7 +48,8 @@ export const resourcesPlugin: NamedPlugin<ResourcesPluginOptions> = {
             events: server.plugins['hostless-events'].events,
             ...(options.clock ? { clock: options.clock } : {}),
             onError: (err) => server.log(['error', 'scheduler'], err as Error),
-            ...(options.reservedNames ? { reservedNames: options.reservedNames } : {})
+            ...(options.reservedNames ? { reservedNames: options.reservedNames } : {}),
+            allowFileGit: options.allowFileGit ?? false
         });
 
         queue.handle(DEPLOY_JOB, (payload: { deploymentId: string }, context) => services.deployments.run(payload.deploymentId, context));

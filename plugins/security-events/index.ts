@@ -52,11 +52,11 @@ export const securityEventsPlugin: FamilyPlugin<SecurityEventsPluginOptions> = {
                     const rows = await query as EventRow[];
                     const page = rows.slice(0, limit);
                     const response = h.response(page.map((row) => ({
-                        id: row.id, type: row.type, actor: row.actor, credentialId: row.credential_id, ip: row.ip, data: JSON.parse(row.data), createdAt: row.created_at
+                        id: row.id, type: row.type, actor: row.actor, credentialId: row.credential_id, ip: row.ip, data: JSON.parse(row.data) as unknown, createdAt: row.created_at
                     })));
                     if (rows.length > limit) {
                         const url = new URL(request.url.href);
-                        url.searchParams.set('cursor', String(page[page.length - 1]!.seq));
+                        url.searchParams.set('cursor', String(page[page.length - 1].seq));
                         response.header('link', `<${url.pathname}${url.search}>; rel="next"`);
                     }
 

@@ -31,7 +31,8 @@ export const sitesPlugin = runtimeFamilyPlugin<Site, SitesPluginOptions>({
             ...(input.spa !== undefined ? { spa: input.spa as boolean } : {}),
             ...('name' in input ? { source: sourceOf(input) } : {})
         }),
-        serialize: (site) => ({ source: site.source, spa: !!site.spa })
+        serialize: (site) => ({ source: site.source, spa: !!site.spa }),
+        jsonFields: [{ name: 'source', column: 'source' }, { name: 'spa', column: 'spa', boolean: true }]
     },
     register(server, family, options) {
         const { edge, store } = server.plugins['hostless-edge'];

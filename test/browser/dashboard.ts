@@ -52,7 +52,7 @@ describe('the dashboard in a browser', { skip: !executablePath }, () => {
             await shot(page, 'sign-up');
             await submit();
             await page.waitForURL(`${base}/dashboard/projects`);
-            await expect(await page.getByText(`Signed in as ${email}`).count()).to.equal(1);
+            expect(await page.getByText(`Signed in as ${email}`).count()).to.equal(1);
             await shot(page, 'projects');
 
             await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click();

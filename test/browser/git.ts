@@ -1,8 +1,7 @@
-import * as Net from 'node:net';
-
 import * as Code from '@hapi/code';
 import * as Lab from '@hapi/lab';
 
+import { freePort } from '../../lib/free-port';
 import { PASSWORD, uniqueEmail } from '../helpers/api';
 import { BROWSER_TIMEOUT, executablePath, launchChromium, screenshot, type LaunchedBrowser } from '../helpers/browser';
 import { gitHostFakes, type GitHostFakes } from '../helpers/git-hosts';
@@ -14,16 +13,6 @@ import { testServer, type TestServer } from '../helpers/server';
 const { describe, it, before, after } = exports.lab = Lab.script();
 const { expect } = Code;
 
-function freePort(): Promise<number> {
-    return new Promise((resolve, reject) => {
-        const server = Net.createServer();
-        server.on('error', reject);
-        server.listen(0, '127.0.0.1', () => {
-            const { port } = server.address() as Net.AddressInfo;
-            server.close(() => resolve(port));
-        });
-    });
-}
 
 describe('connecting GitHub from the dashboard, in a browser', { skip: !executablePath }, () => {
 

@@ -1,10 +1,9 @@
-import * as Net from 'node:net';
-
 import * as Code from '@hapi/code';
 import * as Lab from '@hapi/lab';
 import * as oauth from 'oauth4webapi';
 import type { Page } from 'playwright-core';
 
+import { freePort } from '../../lib/free-port';
 import { PASSWORD, register, type TestUser } from '../helpers/api';
 import { BROWSER_TIMEOUT, executablePath, launchChromium, screenshot, type LaunchedBrowser } from '../helpers/browser';
 import { fakeService, type FakeService } from '../helpers/fake-service';
@@ -20,16 +19,6 @@ import { registerClient } from '../helpers/oauth';
 const { describe, it, before, after } = exports.lab = Lab.script();
 const { expect } = Code;
 
-function freePort(): Promise<number> {
-    return new Promise((resolve, reject) => {
-        const server = Net.createServer();
-        server.on('error', reject);
-        server.listen(0, '127.0.0.1', () => {
-            const { port } = server.address() as Net.AddressInfo;
-            server.close(() => resolve(port));
-        });
-    });
-}
 
 describe('connecting an MCP client through OAuth, in a browser', { skip: !executablePath }, () => {
 
@@ -70,7 +59,7 @@ describe('connecting an MCP client through OAuth, in a browser', { skip: !execut
         expect(metadataUrl).to.equal(`${new URL(mcpUrl).origin}/.well-known/oauth-protected-resource`);
         const resource = await oauth.processResourceDiscoveryResponse(new URL(mcpUrl), await oauth.resourceDiscoveryRequest(new URL(mcpUrl), insecure));
         expect(resource.authorization_servers).to.equal([issuer]);
-        const server = new URL(resource.authorization_servers![0]!);
+        const server = new URL(resource.authorization_servers![0]);
         return oauth.processDiscoveryResponse(server, await oauth.discoveryRequest(server, { ...insecure, algorithm: 'oauth2' }));
     };
 

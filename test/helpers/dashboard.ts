@@ -30,6 +30,19 @@ export class Visitor {
         return this.send('POST', url, body.toString());
     }
 
+    /** Posts a multipart form as a browser sends a file input: the form token first, then the file. */
+    async upload(url: string, file: { name: string; filename: string; content: Buffer }, options: { csrf?: string | null } = {}): Promise<ServerInjectResponse<any>> {
+        const token = options.csrf === undefined ? this.formToken() : options.csrf;
+        const boundary = `----browser${Date.now().toString(16)}`;
+        const payload = Buffer.concat([
+            Buffer.from(token === null ? '' : `--${boundary}\r\nContent-Disposition: form-data; name="csrf"\r\n\r\n${token}\r\n`),
+            Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${file.filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+            file.content,
+            Buffer.from(`\r\n--${boundary}--\r\n`)
+        ]);
+        return this.send('POST', url, payload, `multipart/form-data; boundary=${boundary}`);
+    }
+
     /** The form token of the last page read. */
     formToken(): string {
         const match = /name="csrf" value="([^"]+)"/.exec(this.last?.payload ?? '');
@@ -37,33 +50,33 @@ export class Visitor {
             throw new Error(`the last page (${this.last?.request.url.pathname}) has no form token`);
         }
 
-        return match[1]!;
+        return match[1];
     }
 
     cookieHeader(): string {
         return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
     }
 
-    private async send(method: string, url: string, payload?: string): Promise<ServerInjectResponse<any>> {
+    private async send(method: string, url: string, payload?: string | Buffer, contentType = 'application/x-www-form-urlencoded'): Promise<ServerInjectResponse<any>> {
         const headers: Record<string, string> = {};
         if (this.cookies.size) {
             headers.cookie = this.cookieHeader();
         }
 
         if (payload !== undefined) {
-            headers['content-type'] = 'application/x-www-form-urlencoded';
+            headers['content-type'] = contentType;
         }
 
         const res = await this.server.inject({ method, url, headers, ...(payload !== undefined ? { payload } : {}) });
         for (const line of setCookies(res)) {
             const [pair, ...attributes] = line.split(';');
-            const [name, ...value] = pair!.split('=');
+            const [name, ...value] = pair.split('=');
             const cleared = attributes.some((attribute) => /^\s*max-age=0$/i.test(attribute) || /^\s*expires=thu, 01 jan 1970/i.test(attribute));
             if (cleared) {
-                this.cookies.delete(name!.trim());
+                this.cookies.delete(name.trim());
             }
             else {
-                this.cookies.set(name!.trim(), value.join('='));
+                this.cookies.set(name.trim(), value.join('='));
             }
         }
 
@@ -94,5 +107,5 @@ const ENTITIES: Record<string, string> = { '&quot;': '"', '&#x27;': '\'', '&#x3D
 
 /** The text of a page without its tags, entities decoded, whitespace collapsed: what a person reads. */
 export function pageText(html: string): string {
-    return html.replace(/<[^>]+>/g, ' ').replace(/&(?:quot|#x27|#x3D|#x60|lt|gt|amp);/g, (entity) => ENTITIES[entity]!).replace(/\s+/g, ' ').trim();
+    return html.replace(/<[^>]+>/g, ' ').replace(/&(?:quot|#x27|#x3D|#x60|lt|gt|amp);/g, (entity) => ENTITIES[entity]).replace(/\s+/g, ' ').trim();
 }

@@ -61,7 +61,7 @@ export async function fakeGitHub(options: { login?: string; token?: string; oaut
     const page = <T>(request: Request, h: ResponseToolkit, items: T[]) => {
         const perPage = Math.min(Number(request.query.per_page ?? 30), 100);
         const number = Number(request.query.page ?? 1);
-        const response = h.response(items.slice((number - 1) * perPage, number * perPage) as object[]);
+        const response = h.response(items.slice((number - 1) * perPage, number * perPage));
         if (number * perPage < items.length) {
             const next = new URL(request.url.href);
             next.searchParams.set('page', String(number + 1));

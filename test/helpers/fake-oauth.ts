@@ -60,7 +60,12 @@ export function fakeOAuth(options: FakeOAuthOptions): FakeOAuth {
     const fake: FakeOAuth = {
         clientId,
         clientSecret,
-        expiresIn: options.expiresIn,
+        get expiresIn() {
+            return options.expiresIn;
+        },
+        set expiresIn(seconds: number | null) {                 // the lifetime of the tokens issued from now on
+            options.expiresIn = seconds;
+        },
         grants,
         approve: (login) => {
             const code = random(10);

@@ -58,7 +58,7 @@ export function authorizationOf(res: ServerInjectResponse<any>): string {
         throw new Error(`expected the consent screen, got ${res.statusCode} ${location} ${res.payload}`);
     }
 
-    return match[1]!;
+    return match[1];
 }
 
 /** The user's answer through the consent screen's API call; the URL the browser goes to next. */
@@ -107,5 +107,5 @@ export async function connectApp(server: Server, user: TestUser, options: { clie
 export async function forge(server: Server, real: string, change: { header?: Record<string, unknown>; claims?: Record<string, unknown> } = {}): Promise<string> {
     const key = await new SigningKeys(server.app.knex, server.app.config.encryptionKey).current();
     const claims = { ...Jose.decodeJwt(real), ...change.claims };
-    return new Jose.SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'at+jwt', ...change.header } as Jose.JWTHeaderParameters).sign(key.privateKey);
+    return new Jose.SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'at+jwt', ...change.header }).sign(key.privateKey);
 }

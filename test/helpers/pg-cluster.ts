@@ -1,10 +1,11 @@
 import * as ChildProcess from 'node:child_process';
 import * as Crypto from 'node:crypto';
 import * as Fs from 'node:fs';
-import * as Net from 'node:net';
 import * as Os from 'node:os';
 import * as Path from 'node:path';
 import * as Util from 'node:util';
+
+import { freePort } from '../../lib/free-port';
 
 // A PostgreSQL cluster of a test's own: the machine's server trusts every local connection, so a test that must see
 // a wrong password fail runs `initdb --auth=scram-sha-256` into a temporary folder as the `postgres` OS user, starts
@@ -131,16 +132,6 @@ async function gone(pid: number): Promise<void> {
     }
 }
 
-function freePort(): Promise<number> {
-    return new Promise((resolve, reject) => {
-        const server = Net.createServer();
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', () => {
-            const { port } = server.address() as Net.AddressInfo;
-            server.close(() => resolve(port));
-        });
-    });
-}
 
 // The last resort: a run that exits with a cluster still up stops it and removes its folder.
 process.once('exit', () => {

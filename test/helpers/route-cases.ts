@@ -8,6 +8,7 @@ import type { CompiledRow, ExamplePart, Fixture, RouteRow, RouteTable } from '..
 import { SCOPES, type Scope } from '../../lib/scopes';
 import { fixturesOf, ROUTE_TABLES } from '../../manifest/routes';
 import { createKey, joinProject, login, PASSWORD, register, uniqueEmail, uniqueName, type TestUser } from './api';
+import { SEEDERS } from './seeders';
 import { sshPublicKey } from './ssh';
 
 // Turns a route table row and its example into real requests: the fixtures it needs are made through the API by the
@@ -27,6 +28,13 @@ export async function createWorld(server: Server, tables: readonly RouteTable[] 
     const [owner, outsider, viewer] = [await register(server, 'owner'), await register(server, 'outsider'), await register(server, 'viewer')];
     await joinProject(server, owner, owner.projectId, viewer, 'viewer');
     return { server, owner, outsider, viewer, keys: new Map(), fixtures: fixturesOf([...ROUTE_TABLES, ...tables]) };
+}
+
+/** Admin rows are answered for a platform admin: the owner of a world that calls them is made one, as the CLI does. */
+export async function ownerAdminFor(world: World, table: RouteTable): Promise<void> {
+    if (table.rows.some((row) => row.auth === 'admin')) {
+        await world.server.app.knex('users').where('id', world.owner.id).update({ admin_since: new Date().toISOString() });
+    }
 }
 
 export async function keyFor(world: World, user: TestUser, scopes: readonly Scope[]): Promise<string> {
@@ -118,6 +126,15 @@ async function makeFixture(world: World, name: string, refs: Map<string, string>
         throw new Error(`unknown fixture ${name}`);
     }
 
+    if (fixture.seed) {
+        const seeder = SEEDERS[fixture.seed];
+        if (!seeder) {
+            throw new Error(`fixture ${name} names an unknown seeder ${fixture.seed}`);
+        }
+
+        return seeder(world.server, world.owner);
+    }
+
     const row = { example: { params: fixture.params, payload: fixture.payload } } as unknown as CompiledRow;
     const values = await placeholderValues(world, row.example, refs);
     const route = world.server.table().find((r) => r.settings.id === fixture.route);
@@ -201,6 +218,7 @@ async function placeholderValues(world: World, example: RouteRow['example'], ref
     values.unique = uniqueName('x');
     values.email = uniqueEmail('new');
     values.ownerEmail = world.owner.email;
+    values.ownerId = world.owner.id;
     values.ownerPassword = world.owner.password;
     if (wanted('spareEmail')) {
         values.spareEmail = (await register(world.server, 'spare')).email;

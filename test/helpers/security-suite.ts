@@ -1,4 +1,5 @@
 import * as Code from '@hapi/code';
+import type { ServerInjectOptions } from '@hapi/hapi';
 import type * as Lab from '@hapi/lab';
 
 import { PERMISSIONS, type Permission } from '../../lib/roles';
@@ -10,9 +11,10 @@ import { policyMessages } from '../../plugins/auth/policy';
 import { collaborate, createKey, login, register, type TestUser } from './api';
 import { digest } from './db';
 import {
-    createWorld, credentialFor, fill, forgedKeys, keyFor, MALFORMED_HEADERS, missingVariant, referencesOwner, send, strongestFor, type World
+    createWorld, credentialFor, fill, ownerAdminFor, forgedKeys, keyFor, MALFORMED_HEADERS, missingVariant, referencesOwner, send, strongestFor, type World
 } from './route-cases';
 import type { TestServer } from './server';
+import type { Signer } from './webhook-signers';
 
 // Generated from the route tables: every mounted route reaches every step of the precedence from its example.
 // A new row gets all of these cases without a line of test code; a kind defined outside the platform (a test
@@ -21,9 +23,23 @@ const { expect } = Code;
 
 const successStatus = (row: CompiledRow) => row.example?.status ?? (row.method === 'POST' && row.compiled.create ? 201 : 200);
 
-export function securitySuite(script: Lab.script.Script, tables: readonly RouteTable[], makeServer: () => Promise<TestServer>, extraTables: readonly RouteTable[] = []): void {
+export function securitySuite(script: Lab.script.Script, tables: readonly RouteTable[], makeServer: () => Promise<TestServer>, extraTables: readonly RouteTable[] = [],
+    signers: Readonly<Record<string, Signer>> = {}): void {
     const { describe, it, before, after } = script;
     const kinds = kindsOf([...ROUTE_TABLES, ...extraTables]);
+    // A webhook row's example is sent signed by its sender's fake (test/helpers/webhook-signers.ts).
+    const signed = (row: CompiledRow, request: ServerInjectOptions, how: 'signed' | 'forged' = 'signed'): ServerInjectOptions => {
+        if (row.auth !== 'webhook') {
+            return request;
+        }
+
+        const signer = signers[row.id];
+        if (!signer) {
+            throw new Error(`Webhook route ${row.id} has no signer: add one to test/helpers/webhook-signers.ts`);
+        }
+
+        return signer(request, how);
+    };
 
     for (const table of tables) {
         describe(`${table.family} routes`, () => {
@@ -43,6 +59,7 @@ export function securitySuite(script: Lab.script.Script, tables: readonly RouteT
                 const toRevoke = await createKey(instance.server, world.owner, SCOPES, { name: 'to revoke' });
                 await instance.server.inject({ method: 'DELETE', url: `/v1/users/me/api-keys/${toRevoke.id}`, headers: { authorization: world.owner.session } });
                 revoked = toRevoke.token;
+                await ownerAdminFor(world, table);
             });
 
             after(async () => {
@@ -63,7 +80,7 @@ export function securitySuite(script: Lab.script.Script, tables: readonly RouteT
 
                     it('answers its example with the owner\'s credential', async () => {
                         const { request } = await fill(world, row);
-                        const res = await send(instance.server, request, await credentialFor(world, row, world.owner));
+                        const res = await send(instance.server, signed(row, request), await credentialFor(world, row, world.owner));
                         expect(res.statusCode, res.payload).to.equal(successStatus(row));
                     });
 
@@ -76,6 +93,18 @@ export function securitySuite(script: Lab.script.Script, tables: readonly RouteT
                             if (credentialed) {
                                 expect((await send(instance.server, { ...request, method: 'HEAD' })).statusCode).to.equal(401);
                             }
+                        });
+                    }
+
+                    if (row.auth === 'webhook') {
+                        it('refuses an unsigned request and a mis-signed one with 401, changing nothing', async () => {
+                            const { request } = await fill(world, row);
+                            await unchanged(async () => {
+                                for (const [label, attempt] of [['unsigned', request], ['mis-signed', signed(row, request, 'forged')]] as const) {
+                                    const res = await send(instance.server, attempt);
+                                    expect(res.statusCode, `${label}: ${res.payload}`).to.equal(401);
+                                }
+                            });
                         });
                     }
 
@@ -160,7 +189,20 @@ export function securitySuite(script: Lab.script.Script, tables: readonly RouteT
                         });
                     }
 
-                    if (namesOwnerResources(row)) {
+                    if (row.auth === 'admin') {
+                        it('refuses a session that is not a platform admin\'s, changing nothing', async () => {
+                            const { request } = await fill(world, row);
+                            const credential = await credentialFor(world, row, world.outsider);
+                            await unchanged(async () => {
+                                const res = await send(instance.server, request, credential);
+                                expect(res.statusCode, res.payload).to.equal(403);
+                                expect(res.result.message).to.equal(gateMessages.adminOnly);
+                            });
+                        });
+                    }
+
+                    // Admin rows address any account by explicit id: an admin reads what is not theirs by design.
+                    if (row.auth !== 'admin' && namesOwnerResources(row)) {
                         it('answers 404 for another user\'s resource, exactly as for a missing one', async () => {
                         const filled = await fill(world, row);
                         const url = filled.request.url as string;
@@ -242,7 +284,7 @@ function collaboratorKind(row: CompiledRow, kinds: ReturnType<typeof kindsOf>): 
 function collaboratorNeed(row: CompiledRow): Permission {
     const weaker = row.compiled.collaboratorFor;
     const fields = Object.keys((row.example?.payload as object | undefined) ?? {});
-    return weaker && fields.length && fields.every((field) => weaker[field]) ? weaker[fields[0]!]! : row.compiled.collaborator;
+    return weaker && fields.length && fields.every((field) => weaker[field]) ? weaker[fields[0]] : row.compiled.collaborator;
 }
 
 /**
@@ -252,7 +294,7 @@ function collaboratorNeed(row: CompiledRow): Permission {
 async function grant(instance: TestServer, world: World, kind: GrantedKind, url: string, row: CompiledRow, user: TestUser, permissions: readonly Permission[]): Promise<void> {
     const segments = row.path.split('/');
     const index = segments.indexOf(`{${kind.param}}`);
-    const value = decodeURIComponent(url.split('?')[0]!.split('/')[index]!);
+    const value = decodeURIComponent(url.split('?')[0].split('/')[index]);
     const upsert = instance.server.table().find((route) => route.method === 'patch' && route.path.endsWith(`/{${kind.param}}/collaborators`));
     if (!upsert) {
         throw new Error(`no collaborator route is mounted for ${kind.kind}`);

@@ -40,6 +40,8 @@ export function testConfig(dataDir: string, overrides: Partial<Config> = {}): Co
         mcpReadOnly: false,
         mcpAllowedTools: null,
         mcpAllowedOrigins: ['http://localhost:3001', 'http://localhost:3000'],
+        mcpAdminToolsEnabled: true,
+        trustedProxies: [],
         dataDir,
         database: { client: 'sqlite', filename: Path.join(dataDir, 'hostless.sqlite') },
         redisUrl: null,
@@ -63,9 +65,15 @@ export function testConfig(dataDir: string, overrides: Partial<Config> = {}): Co
         sites: { domain: 'localhost', flushMs: 50 },
         databases: { provisionerUrl: null, publicHost: null, publicPort: null, binDir: null, importTimeoutMs: 3_600_000 },
         vms: { driver: 'records', catalogue: DEFAULT_VM_CATALOGUE },
+        apiKeys: { maxLifetimeDays: null },
+        secretScanning: { keysUrl: 'https://api.github.com/meta/public_keys/secret_scanning' },
+        payments: { stripe: null, paystack: null },
         ...overrides
     };
 }
+
+/** Both diagnostic groups on (MCP_DEVELOPER_TOOLS_ENABLED, MCP_CONTEXT_TOOLS_ENABLED): the generated route checks cover their routes. */
+export const DIAGNOSTICS_ON: Partial<Config> = { mcpDeveloperToolsEnabled: true, mcpContextToolsEnabled: true };
 
 export interface TestServer {
     server: Server;
@@ -89,6 +97,7 @@ export async function testServer(overrides: Partial<Config> = {}, options: { sta
         ...(options.driver ? { driver: options.driver } : {}),
         ...(options.clock ? { clock: options.clock } : {}),
         ...(options.plugins ? { plugins: options.plugins } : {}),
+        ...(options.clock ? { clock: options.clock } : {}),
         log: (line) => {
             logs.push(line);
             Fs.appendFileSync(logFile, line);
@@ -139,6 +148,29 @@ export async function testDatabase(options: { postgres?: boolean } = {}): Promis
             Fs.rmSync(dataDir, { recursive: true, force: true });
         }
     };
+}
+
+/** Two servers on one fresh PostgreSQL schema, sharing a clock: what several processes of one deployment look like. */
+export interface ServerPair {
+    db: TestDatabase;
+    servers: [TestServer, TestServer];
+}
+
+/** Starts a ServerPair in the section's `before` and stops it in its `after`; the fields are set once `before` ran. */
+export function serversSharingPostgres(hooks: { before(fn: () => Promise<void>): void; after(fn: () => Promise<void>): void }, clock: Clock): ServerPair {
+    const pair = {} as ServerPair;
+    hooks.before(async () => {
+        pair.db = await testDatabase({ postgres: true });
+        pair.servers = [await testServer({ database: pair.db.database }, { clock }), await testServer({ database: pair.db.database }, { clock })];
+    });
+    hooks.after(async () => {
+        for (const server of pair.servers ?? []) {
+            await server.stop();
+        }
+
+        await pair.db?.stop();
+    });
+    return pair;
 }
 
 async function createSchema(): Promise<string> {

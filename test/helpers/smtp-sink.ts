@@ -32,7 +32,7 @@ export async function smtpSink(): Promise<SmtpSink> {
         }
 
         const [next] = refusals.splice(index, 1);
-        return Object.assign(new Error(next!.message), { responseCode: next!.code });
+        return Object.assign(new Error(next.message), { responseCode: next.code });
     };
 
     const server = new SMTPServer({

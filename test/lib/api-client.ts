@@ -36,7 +36,7 @@ describe('the API client', () => {
     it('answers the same over HTTP and in-process: status, JSON body, Link header and empty bodies', async () => {
         const user = await register(api.server, 'client');
         const clients = [httpApiClient(api.server.info.uri), injectApiClient(api.server, api.server.info.uri)];
-        await clients[0]!.request({ method: 'POST', path: '/v1/projects', body: { name: 'Parity' }, authorization: user.session });
+        await clients[0].request({ method: 'POST', path: '/v1/projects', body: { name: 'Parity' }, authorization: user.session });
         const requests: ApiRequest[] = [
             { method: 'GET', path: '/v1/projects', query: { limit: 1, cursor: undefined }, authorization: user.session },
             { method: 'GET', path: '/v1/auth/introspect', authorization: 'Bearer nope' }
@@ -49,8 +49,8 @@ describe('the API client', () => {
         }
 
         expect(answers.slice(0, 2)).to.equal(answers.slice(2));
-        expect((answers[0]!.body as Array<{ name: string }>)[0]!.name).to.equal('Parity');
-        expect(answers[0]!.link).to.match(/^<\/v1\/projects\?limit=1&cursor=[\w-]+>; rel="next"$/);
+        expect((answers[0].body as Array<{ name: string }>)[0].name).to.equal('Parity');
+        expect(answers[0].link).to.match(/^<\/v1\/projects\?limit=1&cursor=[\w-]+>; rel="next"$/);
         expect(answers[1]).to.equal({ status: 401, body: { statusCode: 401, error: 'Unauthorized', message: 'Invalid or expired access token' }, link: null });
 
         for (const client of clients) {
@@ -74,9 +74,9 @@ describe('the API client', () => {
             expect(answers[2], authorization).to.equal(answers[0]);
         }
 
-        expect((await clients[2]!.introspect(key.token)).body).to.equal({ userId: user.id, via: 'key', credentialId: key.id, scopes: ['apps:read'], isAdmin: false });
+        expect((await clients[2].introspect(key.token)).body).to.equal({ userId: user.id, via: 'key', credentialId: key.id, scopes: ['apps:read'], isAdmin: false });
         await api.server.inject({ method: 'DELETE', url: `/v1/users/me/api-keys/${key.id}`, headers: { authorization: user.session } });
-        expect(await clients[2]!.introspect(key.token)).to.equal({ status: 401, body: { statusCode: 401, error: 'Unauthorized', message: 'API key has been revoked' }, link: null });
+        expect(await clients[2].introspect(key.token)).to.equal({ status: 401, body: { statusCode: 401, error: 'Unauthorized', message: 'API key has been revoked' }, link: null });
     });
 
     it('never follows a redirect: the credential stays with the API it was meant for', async () => {

@@ -80,8 +80,8 @@ describe('docs search', () => {
             page('many', '# Many\n\n## One\n\nrevoke\n\n## Two\n\nrevoke\n\n## Three\n\nrevoke\n\n## Four\n\nrevoke\n')
         ]);
         const hits = index.search('revoke key');
-        expect(hits[0]!.page.path).to.equal('keys');
-        expect(hits[0]!.section.anchor).to.equal('revoking-a-key');
+        expect(hits[0].page.path).to.equal('keys');
+        expect(hits[0].section.anchor).to.equal('revoking-a-key');
         expect(hits.filter((hit) => hit.page.path === 'many')).to.have.length(3);
         expect(hits.map((hit) => hit.score)).to.equal([...hits.map((hit) => hit.score)].sort((a, b) => b - a));
         expect(index.search('nothing matches this')).to.equal([]);
@@ -103,15 +103,15 @@ describe('docs search', () => {
         const hits = new DocsIndex(pages).search('revoke api key');
         expect(hits.length).to.be.at.least(3);
         expect(hits.slice(0, 3).map((hit) => hit.page.path)).to.include('authentication');
-        expect(hits[0]!.snippet.some((part) => part.match)).to.be.true();
+        expect(hits[0].snippet.some((part) => part.match)).to.be.true();
     });
     it('weighs headings and titles: "deploy app" finds "Apps: Deployments" first, on the site and for the MCP tools alike', () => {
         const index = new DocsIndex(loadDocs(Path.join(__dirname, '..', '..', 'docs')));
         const [first] = index.search('deploy app');
-        expect(`${first!.page.title}: ${first!.section.heading}`).to.equal('Apps: Deployments');
+        expect(`${first.page.title}: ${first.section.heading}`).to.equal('Apps: Deployments');
         const [best] = index.searchPages('deploy app');
-        expect(best!.page.path).to.equal('apps');
-        expect(best!.snippet).to.startWith('Deployments: ');
+        expect(best.page.path).to.equal('apps');
+        expect(best.snippet).to.startWith('Deployments: ');
 
         // A section whose text says "deploy" over and over ranks below the one whose heading and title say it.
         const small = new DocsIndex([
@@ -128,7 +128,7 @@ describe('docs search', () => {
         ]);
         const hits = index.searchPages('webhook signature');
         expect(hits.map((hit) => hit.page.path)).to.equal(['webhooks', 'faq', 'overview']);
-        expect(hits[0]!.snippet).to.equal('Signatures: Verify the webhook signature before trusting a webhook.');
+        expect(hits[0].snippet).to.equal('Signatures: Verify the webhook signature before trusting a webhook.');
         expect(hits.map((hit) => hit.score)).to.equal([...hits.map((hit) => hit.score)].sort((a, b) => b - a));
         expect(index.searchPages('webhook', 2)).to.have.length(2);
         expect(index.searchPages('xylophone')).to.equal([]);

@@ -69,7 +69,7 @@ describe('GitHub adapter', () => {
         expect((await adapter.listBranches('acme/api')).map((branch) => branch.name).sort()).to.equal(['feature/x', 'main']);
         const commits = await adapter.listCommits('acme/api', { branch: 'main', limit: 5 });
         expect(commits.map((commit) => commit.message)).to.equal(['Add health check', 'Initial commit']);
-        expect(commits[0]!.sha).to.match(/^[0-9a-f]{40}$/);
+        expect(commits[0].sha).to.match(/^[0-9a-f]{40}$/);
         const open = await adapter.listPullRequests('acme/api');
         expect(open.map((pull) => [pull.number, pull.title, pull.state, pull.headBranch])).to.equal([[1, 'Feature X', 'open', 'feature/x']]);
         expect((await adapter.listPullRequests('acme/api', { state: 'all' })).map((pull) => pull.state)).to.equal(['open', 'merged']);

@@ -100,7 +100,7 @@ describe('list and log plans', () => {
     it('walks indexes in order for the apps a caller reaches: member projects and collaborator grants, merged', async () => {
         await expectPlans('/v1/apps');
         const first = await call('GET', '/v1/apps?limit=10', token);
-        const next = /<([^>]+)>/.exec(first.headers.link as string)![1]!;
+        const next = /<([^>]+)>/.exec(first.headers.link as string)![1];
         await expectPlans(next);
         await expectPlans(`/v1/apps?projectId=${projects[1]}`);
         await expectPlans(`/v1/projects/${projects[1]}/apps`);
@@ -118,7 +118,7 @@ describe('list and log plans', () => {
     it('walks indexes in order for a user\'s invitations and a project\'s', async () => {
         await expectPlans('/v1/users/me/invitations', { authorization: owner.session });
         const first = await call('GET', '/v1/users/me/invitations?limit=10', owner.session);
-        await expectPlans(/<([^>]+)>/.exec(first.headers.link as string)![1]!, { authorization: owner.session });
+        await expectPlans(/<([^>]+)>/.exec(first.headers.link as string)![1], { authorization: owner.session });
         await expectPlans(`/v1/projects/${projects[1]}/invitations`, { authorization: owner.session });
     });
 
@@ -161,7 +161,7 @@ describe('list and log plans', () => {
             }
 
             const first = await call('GET', '/v1/virtual-machines?limit=10', reader);
-            await expectPlans(/<([^>]+)>/.exec(first.headers.link as string)![1]!, { authorization: reader });
+            await expectPlans(/<([^>]+)>/.exec(first.headers.link as string)![1], { authorization: reader });
         });
     });
 });
@@ -177,7 +177,7 @@ async function fillDatabases(knex: Knex, projects: string[]): Promise<{ database
 
     const range = Array.from({ length: ROWS }, (_, i) => i);
     const elsewhere = (await knex('projects').whereNotIn('id', projects).limit(100).pluck('id')) as string[];
-    const projectOf = (i: number) => i % 4 === 3 ? elsewhere[i % elsewhere.length]! : projects[i % 3]!;
+    const projectOf = (i: number) => i % 4 === 3 ? elsewhere[i % elsewhere.length] : projects[i % 3];
     const databases = range.map((i) => {
         const id = newId('db');
         return {
@@ -190,16 +190,16 @@ async function fillDatabases(knex: Knex, projects: string[]): Promise<{ database
         id: newId('vm'), name: 'filler', project_id: projectOf(i), status: 'running', driver: 'records', size: 's-1vcpu-1gb', image: 'debian-12', region: 'eu-west',
         vcpus: 1, memory_mib: 1024, disk_gib: 25, pricing_version: '2026-11-01', ssh_keys: '[]', firewall: '[]', firewall_updated_at: time(i), created_at: time(i), updated_at: time(i)
     })));
-    const database = databases[0]!;
+    const database = databases[0];
     await batch('database_links', range.map((i) => ({
-        resource_type: 'app', resource_id: newId('app'), database_id: i % 2 ? database.id : databases[i]!.id, resource_name: `filler-${i}`, project_id: database.project_id, created_at: time(i)
+        resource_type: 'app', resource_id: newId('app'), database_id: i % 2 ? database.id : databases[i].id, resource_name: `filler-${i}`, project_id: database.project_id, created_at: time(i)
     })));
     const imports = range.map((i) => ({
-        id: newId('cln'), database_id: databases[i]!.id, project_id: databases[i]!.project_id, status: 'succeeded', driver: 'records', source: 'postgresql://u@h:5432/d',
+        id: newId('cln'), database_id: databases[i].id, project_id: databases[i].project_id, status: 'succeeded', driver: 'records', source: 'postgresql://u@h:5432/d',
         source_sealed: 'x', created_at: time(i), updated_at: time(i)
     }));
     await batch('database_imports', imports);
-    const cloneId = imports[0]!.id;
+    const cloneId = imports[0].id;
     const levels = ['debug', 'info', 'warn', 'error'];
     await batch('log_lines', range.map((i) => ({
         resource_type: 'database', resource_id: database.id, project_id: database.project_id, run_id: i % 2 ? cloneId : null, stream: i % 2 ? 'import' : 'event',
@@ -220,44 +220,44 @@ async function fill(knex: Knex, owner: TestUser, projects: string[], app: { id: 
     const range = Array.from({ length: ROWS }, (_, i) => i);
     const users = range.map((i) => ({ id: newId('usr'), email: `filler-${i}@example.com`, name: 'Filler', password_hash: 'x', created_at: time(i), updated_at: time(i) }));
     await batch('users', users);
-    await batch('sessions', range.map((i) => ({ id: newId('ses'), user_id: users[i]!.id, created_at: time(i), expires_at: '2099-01-01T00:00:00.000Z' })));
+    await batch('sessions', range.map((i) => ({ id: newId('ses'), user_id: users[i].id, created_at: time(i), expires_at: '2099-01-01T00:00:00.000Z' })));
     const others = range.map((i) => ({ id: newId('prj'), name: `Other ${i}`, kind: 'team', status: 'active', created_by: null, created_at: time(i), updated_at: time(i) }));
     await batch('projects', others);
-    await batch('memberships', range.map((i) => ({ project_id: i % 2 ? projects[1] : others[i]!.id, user_id: users[i]!.id, role: 'viewer', created_at: time(i), updated_at: time(i) })));
+    await batch('memberships', range.map((i) => ({ project_id: i % 2 ? projects[1] : others[i].id, user_id: users[i].id, role: 'viewer', created_at: time(i), updated_at: time(i) })));
     const apps = range.map((i) => ({
-        id: newId('app'), name: `filler-${i}`, project_id: i % 4 === 3 ? others[i]!.id : projects[i % 3], status: 'created', plan: 'starter', region: 'eu-west', instances: 1,
+        id: newId('app'), name: `filler-${i}`, project_id: i % 4 === 3 ? others[i].id : projects[i % 3], status: 'created', plan: 'starter', region: 'eu-west', instances: 1,
         auto_deploy: false, created_at: time(i), updated_at: time(i)
     }));
     await batch('apps', apps);
     await batch('collaborators', apps.map((granted, i) => ({
-        id: newId('col'), resource_type: 'app', resource_id: granted.id, project_id: granted.project_id, user_id: i % 4 === 3 && i < 160 ? owner.id : users[i]!.id,
+        id: newId('col'), resource_type: 'app', resource_id: granted.id, project_id: granted.project_id, user_id: i % 4 === 3 && i < 160 ? owner.id : users[i].id,
         permissions: '["view"]', created_at: granted.created_at, updated_at: granted.created_at
     })));
     await batch('invitations', range.map((i) => {
-        const target = i % 2 ? projects[1]! : others[i]!.id;
+        const target = i % 2 ? projects[1] : others[i].id;
         return {
-            id: newId('inv'), resource_type: 'project', resource_id: target, project_id: target, user_id: i % 2 ? users[i]!.id : owner.id, role: 'viewer', permissions: null,
-            invited_by: users[(i + 1) % ROWS]!.id, created_at: time(i), updated_at: time(i), expires_at: '2099-01-01T00:00:00.000Z'
+            id: newId('inv'), resource_type: 'project', resource_id: target, project_id: target, user_id: i % 2 ? users[i].id : owner.id, role: 'viewer', permissions: null,
+            invited_by: users[(i + 1) % ROWS].id, created_at: time(i), updated_at: time(i), expires_at: '2099-01-01T00:00:00.000Z'
         };
     }));
     await batch('api_keys', range.map((i) => ({
-        id: newId('key'), user_id: i % 2 ? owner.id : users[i]!.id, name: 'filler', prefix: `svk_f${i}`, secret_hash: '0'.repeat(64), scopes: '["apps:read"]', created_at: time(i)
+        id: newId('key'), user_id: i % 2 ? owner.id : users[i].id, name: 'filler', prefix: `svk_f${i}`, secret_hash: '0'.repeat(64), scopes: '["apps:read"]', created_at: time(i)
     })));
     const config = JSON.stringify({ plan: 'starter', region: 'eu-west', instances: 1, buildCommand: null, startCommand: null, repository: null, environment: [], processes: [], databases: [] });
     await batch('deployments', range.map((i) => ({
-        id: newId('dep'), resource_type: 'app', resource_id: i % 2 ? app.id : apps[i]!.id, project_id: projects[0], status: i % 3 ? 'superseded' : 'live', driver: 'records', trigger: 'manual',
+        id: newId('dep'), resource_type: 'app', resource_id: i % 2 ? app.id : apps[i].id, project_id: projects[0], status: i % 3 ? 'superseded' : 'live', driver: 'records', trigger: 'manual',
         config, created_at: time(i), updated_at: time(i)
     })));
     const levels = ['debug', 'info', 'warn', 'error'];
     await batch('log_lines', range.map((i) => ({
-        resource_type: 'app', resource_id: i % 2 ? app.id : apps[i]!.id, project_id: projects[0], stream: 'runtime', level: levels[i % 4],
+        resource_type: 'app', resource_id: i % 2 ? app.id : apps[i].id, project_id: projects[0], stream: 'runtime', level: levels[i % 4],
         message: i % 6 ? `GET /users/${i} 200` : `error: connection refused ${i}`, timestamp: time(i)
     })));
     await batch('app_cron_jobs', range.map((i) => ({
-        id: newId('crn'), app_id: apps[i]!.id, project_id: apps[i]!.project_id, name: 'filler', schedule: '0 3 * * *', command: 'x', status: 'paused', created_at: time(i), updated_at: time(i)
+        id: newId('crn'), app_id: apps[i].id, project_id: apps[i].project_id, name: 'filler', schedule: '0 3 * * *', command: 'x', status: 'paused', created_at: time(i), updated_at: time(i)
     })));
     const runtime = (prefix: 'wrk' | 'crn', i: number) => ({
-        id: newId(prefix), name: `filler-${prefix}-${i}`, project_id: i % 4 === 3 ? others[i]!.id : projects[i % 3], status: 'created', plan: 'starter', region: 'eu-west', instances: 1,
+        id: newId(prefix), name: `filler-${prefix}-${i}`, project_id: i % 4 === 3 ? others[i].id : projects[i % 3], status: 'created', plan: 'starter', region: 'eu-west', instances: 1,
         auto_deploy: false, created_at: time(i), updated_at: time(i)
     });
     await batch('workers', range.map((i) => runtime('wrk', i)));

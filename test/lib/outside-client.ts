@@ -10,7 +10,7 @@ const { expect } = Code;
 
 const refused = async (promise: Promise<unknown>) => {
     const err = await expect(promise).to.reject(OutsideServiceError);
-    return err as OutsideServiceError;
+    return err;
 };
 
 describe('outside-service client', () => {

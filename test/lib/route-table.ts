@@ -20,7 +20,7 @@ describe('route tables', () => {
     });
 
     it('picks, among kinds sharing a parameter name, the one whose parent the path names too', () => {
-        const nested = [kinds[0]!, { kind: 'app', param: 'appName', table: 'apps', column: 'name', projectColumn: 'project_id' },
+        const nested = [kinds[0], { kind: 'app', param: 'appName', table: 'apps', column: 'name', projectColumn: 'project_id' },
             { kind: 'app-deployment', param: 'deploymentId', table: 'd', column: 'id', projectColumn: 'project_id', parent: { kind: 'app', column: 'app_id' } },
             { kind: 'site', param: 'siteName', table: 's', column: 'name', projectColumn: 'project_id' },
             { kind: 'site-deployment', param: 'deploymentId', table: 'd', column: 'id', projectColumn: 'project_id', parent: { kind: 'site', column: 'site_id' } }];
@@ -29,7 +29,7 @@ describe('route tables', () => {
     });
 
     it('takes a generic parameter (`{id}`) for a kind only under the prefix that kind declares', () => {
-        const generic = [kinds[0]!, { kind: 'vm', param: 'id', table: 'v', column: 'id', projectColumn: 'project_id', under: '/virtual-machines' }];
+        const generic = [kinds[0], { kind: 'vm', param: 'id', table: 'v', column: 'id', projectColumn: 'project_id', under: '/virtual-machines' }];
         expect(compileRow(keyRoute('x', 'GET', '/virtual-machines/{id}/firewall', 'virtual-machines:read', 'x'), generic).compiled.resource).to.equal('vm');
         expect(compileRow(keyRoute('x', 'DELETE', '/invoices/{id}', 'billing:write', 'x'), generic).compiled.resource).to.equal(null);
         expect(compileRow(keyRoute('x', 'GET', '/virtual-machines-archive/{id}', 'virtual-machines:read', 'x'), generic).compiled.resource).to.equal(null);

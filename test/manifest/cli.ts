@@ -1,6 +1,7 @@
 import * as Code from '@hapi/code';
 import * as Lab from '@hapi/lab';
 
+import { generateApiKey } from '../../lib/api-key-token';
 import { runCli, USAGE } from '../../manifest/cli';
 import { createKey, login, register } from '../helpers/api';
 import { testServer } from '../helpers/server';
@@ -62,5 +63,22 @@ describe('operator CLI', () => {
         finally {
             await instance.stop();
         }
+    });
+
+    it('checks a token offline with keys check, without configuration or database, never printing its secret', async () => {
+        const { token, prefix, secret } = generateApiKey();
+        const noConfig = () => {
+            throw new Error('keys check loaded the configuration');
+        };
+        const out: string[] = [];
+        expect(await runCli(['keys', 'check', token], noConfig, (line) => out.push(line))).to.equal(0);
+        expect(out).to.equal([`A well-formed Hostless API key: svk_${prefix}_..., checksum valid. Whether it is live only the server that issued it can tell.`]);
+
+        expect(await runCli(['keys', 'check', `${token.slice(0, -1)}${token.endsWith('a') ? 'b' : 'a'}`], noConfig, (line) => out.push(line))).to.equal(1);
+        expect(out[1]).to.equal(`Not a Hostless API key: its checksum does not match: a character of svk_${prefix}_... was changed, or it was made up.`);
+        expect(await runCli(['keys', 'check', '-'], noConfig, (line) => out.push(line), () => Promise.resolve(`${token}\n`))).to.equal(0);
+        expect(await runCli(['keys', 'check', 'hello'], noConfig, (line) => out.push(line))).to.equal(1);
+        expect(out[3]).to.equal('Not a Hostless API key: it does not start with svk_.');
+        expect(out.join('\n')).to.not.include(secret);
     });
 });

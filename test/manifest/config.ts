@@ -21,6 +21,18 @@ describe('configuration', () => {
         expect(config.database).to.equal({ client: 'sqlite', filename: Path.join(dir, 'hostless.sqlite') });
     });
 
+    it('runs user code on a laptop by default, and makes any other server name its runtime driver', () => {
+        const laptop = loadConfig({ DATA_DIR: tmp() }).runtime;
+        expect(laptop).to.include({ driver: 'process', allowFileGit: true, sameUser: true });
+        expect(laptop.dir!.endsWith('-runtime')).to.be.true();
+        const env = { DATA_DIR: tmp(), PUBLIC_URL: 'https://hostless.example.com' };
+        expect(() => loadConfig(env)).to.throw(/^RUNTIME_DRIVER is not set: outside laptop mode \(HOST and PUBLIC_URL on loopback, NODE_ENV not production\) name it: process to run apps/);
+        expect(loadConfig({ ...env, RUNTIME_DRIVER: 'process' }).runtime).to.include({ driver: 'process', allowFileGit: false, sameUser: false, uidRange: [20000, 29999] });
+        expect(loadConfig({ ...env, RUNTIME_DRIVER: 'process', RUNTIME_ALLOW_FILE_GIT: 'true', RUNTIME_UID_RANGE: '5000-5999' }).runtime).to.include({ allowFileGit: true, uidRange: [5000, 5999] });
+        expect(() => loadConfig({ ...env, RUNTIME_DRIVER: 'docker' })).to.throw(/^RUNTIME_DRIVER is not valid: set it to process \(run apps, workers and cron jobs on this node\) or records/);
+        expect(() => loadConfig({ ...env, RUNTIME_DRIVER: 'process', RUNTIME_UID_RANGE: '900-100' })).to.throw(/^RUNTIME_UID_RANGE is not valid/);
+    });
+
     it('generates secrets once, keeps them in the data folder readable by the owner only, and reuses them', () => {
         const dir = tmp();
         const first = loadConfig({ DATA_DIR: dir });
@@ -37,7 +49,7 @@ describe('configuration', () => {
     });
 
     it('stops a production boot without a secret, naming the variable', () => {
-        const env = { NODE_ENV: 'production', DATA_DIR: tmp(), PUBLIC_URL: 'https://hostless.example.com', SITES_DOMAIN: 'example-sites.net' };
+        const env = { NODE_ENV: 'production', DATA_DIR: tmp(), PUBLIC_URL: 'https://hostless.example.com', SITES_DOMAIN: 'example-sites.net', RUNTIME_DRIVER: 'records' };
         expect(() => loadConfig(env)).to.throw(/^SESSION_SECRET is not set: in production \(NODE_ENV=production\) every secret must be given/);
         expect(() => loadConfig({ ...env, SESSION_SECRET: 'x'.repeat(40) })).to.throw(/^ENCRYPTION_KEY is not set/);
         const config = loadConfig({ ...env, SESSION_SECRET: 's'.repeat(40), ENCRYPTION_KEY: 'e'.repeat(40) });
@@ -46,7 +58,7 @@ describe('configuration', () => {
     });
 
     it('stops a production boot whose SITES_DOMAIN is PUBLIC_URL\'s host or a parent of it', () => {
-        const env = { NODE_ENV: 'production', DATA_DIR: tmp(), SESSION_SECRET: 's'.repeat(40), ENCRYPTION_KEY: 'e'.repeat(40) };
+        const env = { NODE_ENV: 'production', DATA_DIR: tmp(), SESSION_SECRET: 's'.repeat(40), ENCRYPTION_KEY: 'e'.repeat(40), RUNTIME_DRIVER: 'records' };
         expect(() => loadConfig(env)).to.throw(/^SITES_DOMAIN \(localhost\) is PUBLIC_URL's host: tenants' sites would share the dashboard's origin\. In production set SITES_DOMAIN/);
         expect(() => loadConfig({ ...env, PUBLIC_URL: 'https://app.example.com', SITES_DOMAIN: 'example.com' })).to.throw(/^SITES_DOMAIN \(example\.com\) is a parent of PUBLIC_URL's host \(app\.example\.com\)/);
         expect(() => loadConfig({ ...env, PUBLIC_URL: 'https://example.com', SITES_DOMAIN: 'EXAMPLE.com' })).to.throw(/is PUBLIC_URL's host/);
@@ -62,7 +74,7 @@ describe('configuration', () => {
     });
 
     it('selects PostgreSQL from DATABASE_URL and derives the URLs from the public ones', () => {
-        const config = loadConfig({ DATA_DIR: tmp(), DATABASE_URL: 'postgres://u:p@db:5432/hostless', PUBLIC_URL: 'https://api.example.com/', MCP_PORT: '4001' });
+        const config = loadConfig({ DATA_DIR: tmp(), DATABASE_URL: 'postgres://u:p@db:5432/hostless', PUBLIC_URL: 'https://api.example.com/', MCP_PORT: '4001', RUNTIME_DRIVER: 'records' });
         expect(config.database).to.equal({ client: 'postgres', connectionString: 'postgres://u:p@db:5432/hostless' });
         expect(config.publicUrl).to.equal('https://api.example.com');
         expect(config.apiBaseUrl).to.equal('https://api.example.com');
@@ -93,8 +105,26 @@ describe('configuration', () => {
         expect(() => loadConfig({ DATA_DIR: tmp(), BITBUCKET_EDITION: 'server' })).to.throw(/^BITBUCKET_EDITION is not valid: set it to cloud \(bitbucket.org\) or datacenter/);
     });
 
+    it('reads the trusted proxies, the longest key lifetime and where the leak reporter publishes its keys', () => {
+        const defaults = loadConfig({ DATA_DIR: tmp() });
+        expect(defaults.trustedProxies).to.equal([]);
+        expect(defaults.apiKeys).to.equal({ maxLifetimeDays: null });
+        expect(defaults.secretScanning).to.equal({ keysUrl: 'https://api.github.com/meta/public_keys/secret_scanning' });
+
+        const env = { DATA_DIR: tmp(), TRUSTED_PROXIES: ' 10.0.0.0/8, loopback ,2001:db8::1', API_KEY_MAX_LIFETIME_DAYS: '90', SECRET_SCANNING_KEYS_URL: 'https://keys.example.com/secret_scanning' };
+        const config = loadConfig(env);
+        expect(config.trustedProxies).to.equal(['10.0.0.0/8', 'loopback', '2001:db8::1']);
+        expect(loadMcpConfig(env).trustedProxies, 'the MCP server reads them too').to.equal(config.trustedProxies);
+        expect(config.apiKeys).to.equal({ maxLifetimeDays: 90 });
+        expect(config.secretScanning.keysUrl).to.equal('https://keys.example.com/secret_scanning');
+
+        expect(() => loadConfig({ ...env, TRUSTED_PROXIES: '10.0.0.0/8,proxy.internal' })).to.throw(/^TRUSTED_PROXIES is not valid: set it to a comma list of the addresses or CIDR ranges of your reverse proxies/);
+        expect(() => loadConfig({ ...env, API_KEY_MAX_LIFETIME_DAYS: '0' })).to.throw(/^API_KEY_MAX_LIFETIME_DAYS is not valid/);
+        expect(() => loadConfig({ ...env, SECRET_SCANNING_KEYS_URL: 'ftp://x' })).to.throw(/^SECRET_SCANNING_KEYS_URL is not valid/);
+    });
+
     it('reads the SMTP server and sender of notifications, with a sender on the public host by default', () => {
-        expect(loadConfig({ DATA_DIR: tmp(), PUBLIC_URL: 'https://api.example.com' }).notifications)
+        expect(loadConfig({ DATA_DIR: tmp(), PUBLIC_URL: 'https://api.example.com', RUNTIME_DRIVER: 'records' }).notifications)
             .to.equal({ smtpUrl: null, from: 'Hostless <no-reply@api.example.com>', retentionDays: 90 });
         const env = { DATA_DIR: tmp(), SMTP_URL: 'smtps://u:p@smtp.example.com:465', SMTP_FROM: 'Ops <ops@example.com>', NOTIFICATION_RETENTION_DAYS: '30' };
         expect(loadConfig(env).notifications).to.equal({ smtpUrl: 'smtps://u:p@smtp.example.com:465', from: 'Ops <ops@example.com>', retentionDays: 30 });
@@ -151,7 +181,7 @@ describe('configuration', () => {
     describe('the MCP server\'s settings', () => {
 
         it('default to every tool, and to the origins of the MCP server and the API', () => {
-            const config = loadConfig({ DATA_DIR: tmp(), PUBLIC_URL: 'https://api.example.com', MCP_PUBLIC_URL: 'https://mcp.example.com/' });
+            const config = loadConfig({ DATA_DIR: tmp(), PUBLIC_URL: 'https://api.example.com', MCP_PUBLIC_URL: 'https://mcp.example.com/', RUNTIME_DRIVER: 'records' });
             expect(config).to.include({ mcpReadOnly: false, mcpAllowedTools: null, mcpPublicUrl: 'https://mcp.example.com' });
             expect(config.mcpAllowedOrigins).to.equal(['https://mcp.example.com', 'https://api.example.com']);
         });
@@ -166,7 +196,7 @@ describe('configuration', () => {
         });
 
         it('stop the boot on an unknown tool, an origin with a path, or a flag that is not a boolean', () => {
-            expect(() => loadMcpConfig({ MCP_ALLOWED_TOOLS: 'projects,teleport' })).to.throw(/^MCP_ALLOWED_TOOLS is not valid: set it to a comma list of tool names \(such as projects_list\) and groups \(projects, apps, sites, workers, cron_jobs, databases\)/);
+            expect(() => loadMcpConfig({ MCP_ALLOWED_TOOLS: 'projects,teleport' })).to.throw(/^MCP_ALLOWED_TOOLS is not valid: set it to a comma list of tool names \(such as projects_list\) and groups \(projects, apps, sites, workers, cron_jobs, databases, deploy, developer, context\)/);
             expect(() => loadMcpConfig({ MCP_ALLOWED_ORIGINS: 'https://app.example.com/page' })).to.throw(/^MCP_ALLOWED_ORIGINS is not valid/);
             expect(() => loadMcpConfig({ MCP_READ_ONLY: 'maybe' })).to.throw('MCP_READ_ONLY is not valid: set it to true or false, or leave it unset for the default.');
         });

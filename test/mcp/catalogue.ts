@@ -30,7 +30,7 @@ describe('the platform tool catalogue', () => {
     it('maps every tool onto the REST route of api-contract.md section 12', () => {
         const expected = (kind: string, action: string): string => {
             const base = `/v1/${kind === 'cron_jobs' ? 'cron-jobs' : kind}`;
-            const param: string = ({ projects: 'projectId', apps: 'appName', sites: 'siteName', workers: 'workerName', cron_jobs: 'cronJobName', databases: 'databaseName' } as Record<string, string>)[kind]!;
+            const param: string = ({ projects: 'projectId', apps: 'appName', sites: 'siteName', workers: 'workerName', cron_jobs: 'cronJobName', databases: 'databaseName' } as Record<string, string>)[kind];
             const one = `${base}/{${param}}`;
             const routes: Record<string, string> = {
                 list: `GET ${base}`,
@@ -39,7 +39,7 @@ describe('the platform tool catalogue', () => {
                 patch: `PATCH ${one}`,
                 delete: `DELETE ${one}`
             };
-            return routes[action]!;
+            return routes[action];
         };
 
         for (const tool of all) {
@@ -132,7 +132,7 @@ describe('the apps tools switched on, against a fake REST API', () => {
         const client = await connect(`${mcp.info.uri}/mcp`, { authorization: 'Bearer good-token' });
         try {
             const offered = PLATFORM_TOOL_KINDS.filter((spec) => spec.kind === 'apps' || spec.kind === 'projects').flatMap((spec) => ['create', 'delete', 'get', 'list', 'patch'].map((action) => `${spec.kind}_${action}`));
-            expect(await toolNames(client)).to.equal(offered.sort());
+            expect(await toolNames(client)).to.equal([...offered, 'deployments_trigger'].sort());       // the deploy group is on by default
             expect(offered).to.include(['apps_list', 'projects_list']);
         }
         finally {
@@ -190,7 +190,7 @@ describe('the apps tools switched on, against a fake REST API', () => {
             introspect: () => Promise.reject(new Error('not asked')),
             jwks: () => Promise.reject(new Error('not asked'))
         };
-        const tool = platformToolsOn(all.filter((definition) => definition.name === 'apps_list'), api)[0]!;
+        const tool = platformToolsOn(all.filter((definition) => definition.name === 'apps_list'), api)[0];
         await tool.handler({}, { authorization: 'Bearer first' });
         await tool.handler({}, { authorization: 'svk_second' });
         const refused = await tool.handler({}, { authorization: null });

@@ -57,19 +57,19 @@ for (const path of ['inject', 'http'] as ApiPath[]) {
         });
 
         it('offers the tools of the kinds whose routes are mounted, and none of the others', async () => {
-            expect(await toolNames(session)).to.equal([...APP_TOOLS, ...CRON_JOB_TOOLS, ...DATABASE_TOOLS, ...PROJECT_TOOLS, ...SITE_TOOLS, ...WORKER_TOOLS]);
+            expect(await toolNames(session)).to.equal([...APP_TOOLS, ...CRON_JOB_TOOLS, ...DATABASE_TOOLS, 'deployments_trigger', ...PROJECT_TOOLS, ...SITE_TOOLS, ...WORKER_TOOLS]);
         });
 
         it('describes each tool with its REST route, annotations and an input schema', async () => {
             const tools = new Map((await session.listTools()).tools.map((tool) => [tool.name, tool]));
             expect(tools.get('projects_list')!.annotations).to.include({ readOnlyHint: true, idempotentHint: true });
-            expect(tools.get('projects_list')!.description).to.include('(GET /v1/projects)');
-            expect(Object.keys((tools.get('projects_list')!.inputSchema as any).properties)).to.equal(['projectId', 'limit', 'cursor']);
+            expect(tools.get('projects_list')!.description).to.include('Scope: projects:read.');       // the REST route is on docs/mcp.md, not in the tokens of every list
+            expect(Object.keys((tools.get('projects_list')!.inputSchema as any).properties)).to.equal(['limit', 'cursor']);
             expect(tools.get('projects_create')!.annotations).to.include({ readOnlyHint: false, destructiveHint: false });
             expect((tools.get('projects_create')!.inputSchema as any).required).to.equal(['name']);
-            expect(tools.get('projects_create')!.description).to.include('Needs a user session token (JWT)');
+            expect(tools.get('projects_create')!.description).to.include('Needs a user session token');
             expect(tools.get('projects_delete')!.annotations).to.include({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
-            expect(tools.get('projects_get')!.description).to.include('An API key or OAuth token needs the projects:read scope.');
+            expect(tools.get('projects_get')!.description).to.include('Scope: projects:read.');
         });
 
         it('creates a project through MCP with a session token, seen through REST', async () => {
@@ -86,9 +86,9 @@ for (const path of ['inject', 'http'] as ApiPath[]) {
         it('lists, gets, renames and deletes a project, each change seen through REST', async () => {
             const { id } = (await call(session, 'projects_create', { name: 'Lifecycle' })).structuredContent;
 
-            const listed = await call(session, 'projects_list', { projectId: id });
-            expect(listed.structuredContent).to.equal({ items: [(await rest('GET', `/v1/projects/${id}`, user.session)).result] });
-            expect(text(listed)).to.startWith('1 project.');
+            const listed = await call(session, 'projects_list');
+            expect(listed.structuredContent.items).to.contain((await rest('GET', `/v1/projects/${id}`, user.session)).result);
+            expect(text(listed)).to.match(/^\d+ projects: .*Lifecycle.*\.\n\n\{"items":\[/);
 
             expect((await call(session, 'projects_get', { projectId: id })).structuredContent).to.include({ id, name: 'Lifecycle' });
 
@@ -135,13 +135,14 @@ for (const path of ['inject', 'http'] as ApiPath[]) {
                 const refused = await call(key, name, args);
                 expect(refused.isError).to.be.true();
                 expect(text(refused)).to.include('Missing required scope(s): projects:read');
-                expect(JSON.parse(text(refused).split('\n\n')[1]!)).to.equal({ statusCode: 403, error: 'Forbidden', message: 'Missing required scope(s): projects:read' });
+                expect(JSON.parse(text(refused).split('\n\n')[1])).to.equal({ statusCode: 403, error: 'Forbidden', message: 'Missing required scope(s): projects:read' });
             }
         });
 
         it('reports another user\'s project as not found, for reads and changes alike', async () => {
             const stranger = await register(instance.api.server, 'stranger');
-            for (const [name, args] of [['projects_get', {}], ['projects_list', {}], ['projects_patch', { name: 'Mine now' }], ['projects_delete', {}]] as const) {
+            expect((await call(session, 'projects_list')).structuredContent.items.map((project: any) => project.id)).to.not.include(stranger.projectId);
+            for (const [name, args] of [['projects_get', {}], ['projects_patch', { name: 'Mine now' }], ['projects_delete', {}]] as const) {
                 const refused = await call(session, name, { ...args, projectId: stranger.projectId });
                 expect(refused.isError, name).to.be.true();
                 expect(text(refused), name).to.include('404 Not Found: Project not found');
@@ -209,7 +210,7 @@ for (const path of ['inject', 'http'] as ApiPath[]) {
                 const reader = await open((await createKey(instance.api.server, user, ['apps:read'])).token);
                 const refused = await call(reader, 'apps_create', { projectId: user.projectId, name: `never-${path}` });
                 expect(refused.isError).to.be.true();
-                expect(JSON.parse(text(refused).split('\n\n')[1]!)).to.equal({ statusCode: 403, error: 'Forbidden', message: 'Missing required scope(s): apps:write' });
+                expect(JSON.parse(text(refused).split('\n\n')[1])).to.equal({ statusCode: 403, error: 'Forbidden', message: 'Missing required scope(s): apps:write' });
                 expect((await rest('GET', `/v1/apps/theirs-${path}`, stranger.session)).result.plan).to.equal('starter');
             });
 
@@ -267,7 +268,7 @@ for (const path of ['inject', 'http'] as ApiPath[]) {
 
                     const reader = await open((await createKey(instance.api.server, user, [`${spec.scope}:read`])).token);
                     const refused = await call(reader, `${spec.kind}_create`, { projectId: user.projectId, name: name('never'), ...spec.body });
-                    expect(JSON.parse(text(refused).split('\n\n')[1]!)).to.equal({ statusCode: 403, error: 'Forbidden', message: `Missing required scope(s): ${spec.scope}:write` });
+                    expect(JSON.parse(text(refused).split('\n\n')[1])).to.equal({ statusCode: 403, error: 'Forbidden', message: `Missing required scope(s): ${spec.scope}:write` });
                     expect((await rest('GET', `${spec.path}/${name('theirs')}`, stranger.session)).result.plan).to.equal('starter');
                 });
 
@@ -341,7 +342,7 @@ for (const path of ['inject', 'http'] as ApiPath[]) {
 
                 const reader = await open((await createKey(instance.api.server, user, ['sites:read'])).token);
                 const refused = await call(reader, 'sites_create', { projectId: user.projectId, name: `never-site-${path}` });
-                expect(JSON.parse(text(refused).split('\n\n')[1]!)).to.equal({ statusCode: 403, error: 'Forbidden', message: 'Missing required scope(s): sites:write' });
+                expect(JSON.parse(text(refused).split('\n\n')[1])).to.equal({ statusCode: 403, error: 'Forbidden', message: 'Missing required scope(s): sites:write' });
                 const strict = await call(session, 'sites_create', { name: `strict-site-${path}`, colour: 'blue' });
                 expect(text(strict)).to.include('Input validation error');
                 expect((await rest('GET', `/v1/sites/strict-site-${path}`, user.session)).statusCode).to.equal(404);
@@ -407,7 +408,7 @@ for (const path of ['inject', 'http'] as ApiPath[]) {
                 const reader = await open((await createKey(instance.api.server, user, ['databases:read'])).token);
                 const refused = await call(reader, 'databases_create', { projectId: user.projectId, name: `never-db-${path}` });
                 expect(refused.isError).to.be.true();
-                expect(JSON.parse(text(refused).split('\n\n')[1]!)).to.equal({ statusCode: 403, error: 'Forbidden', message: 'Missing required scope(s): databases:write' });
+                expect(JSON.parse(text(refused).split('\n\n')[1])).to.equal({ statusCode: 403, error: 'Forbidden', message: 'Missing required scope(s): databases:write' });
                 expect((await rest('GET', `/v1/databases/theirs-db-${path}/details`, stranger.session)).result.tier).to.equal('starter');
             });
 

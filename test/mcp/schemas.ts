@@ -90,7 +90,7 @@ describe('MCP tool inputs and REST bodies', () => {
             const fields = (rest.describe() as Description).keys ?? {};
             const base: Record<string, unknown> = tool.action === 'create'
                 ? Object.fromEntries(Object.entries(fields).filter(([, field]) => field.flags?.presence === 'required').map(([key]) => [key, key === 'name' ? 'good-name' : VALID[key] ?? 'Good Name']))
-                : { [Object.keys(fields)[0]!]: samples(Object.keys(fields)[0]!, fields[Object.keys(fields)[0]!]!).find((value) => !rest.validate({ [Object.keys(fields)[0]!]: value }).error) };
+                : { [Object.keys(fields)[0]]: samples(Object.keys(fields)[0], fields[Object.keys(fields)[0]]).find((value) => !rest.validate({ [Object.keys(fields)[0]]: value }).error) };
             const bodies: Array<Record<string, unknown>> = [{}, base, { ...base, unknownField: 1 }];
             const byCode = new Set<Record<string, unknown>>();
             const jsonType = (value: unknown, field: Description) => (field.type !== 'number' || typeof value !== 'string') && (field.type !== 'boolean' || typeof value !== 'string');

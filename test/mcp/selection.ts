@@ -42,7 +42,8 @@ describe('tool selection', () => {
             expect(await listed('projects')).to.equal(['projects_create', 'projects_delete', 'projects_get', 'projects_list', 'projects_patch']);
             expect(await listed(' projects_list , apps_create ')).to.equal(['apps_create', 'projects_list']);
             expect(await listed('apps,readonly')).to.equal(['apps_get', 'apps_list']);
-            expect(await listed('')).to.have.length(30);
+            expect(await listed('')).to.have.length(31);                  // the 30 of the kinds and deployments_trigger
+            expect(await listed('deploy')).to.equal(['deployments_trigger']);
         });
 
         it('offers no tool a narrowed request left out: calling one is isError', async () => {

@@ -102,6 +102,36 @@ describe('stdio mode', () => {
         }
     });
 
+    it('offers an admin\'s session the admin tools with MCP_ADMIN_TOOLS_ENABLED, and the API refuses them once the flag is gone', async () => {
+        const admin = await register(api.server, 'stdio-admin');
+        await api.server.app.knex('users').where('id', admin.id).update({ admin_since: new Date().toISOString() });
+        const client = new Client({ name: 'stdio-test', version: '0.0.0' });
+        try {
+            await client.connect(new StdioClientTransport({ ...command, env: { ...environment(admin.accessToken), MCP_ADMIN_TOOLS_ENABLED: 'true' }, stderr: 'ignore' }));
+            expect((await client.listTools()).tools.map((tool) => tool.name)).to.include('admin_account_get');
+            const answered = await call(client, 'admin_account_get', { userId: user.id });
+            expect(answered.structuredContent.account.email).to.equal(user.email);
+
+            await api.server.app.knex('users').where('id', admin.id).update({ admin_since: null });
+            const refused = await call(client, 'admin_account_get', { userId: user.id });
+            expect(refused.isError).to.be.true();
+            expect(text(refused)).to.include('403');
+            expect(text(refused)).to.not.include(user.email);
+        }
+        finally {
+            await client.close();
+        }
+
+        const plain = new Client({ name: 'stdio-test', version: '0.0.0' });
+        try {
+            await plain.connect(new StdioClientTransport({ ...command, env: environment(user.accessToken), stderr: 'ignore' }));
+            expect((await plain.listTools()).tools.map((tool) => tool.name).filter((name) => name.startsWith('admin_'))).to.equal([]);
+        }
+        finally {
+            await plain.close();
+        }
+    });
+
     it('stops at once with a sentence on stderr, and nothing on stdout, when APP_TOKEN is missing or refused', async () => {
         for (const [token, message] of [['', /^APP_TOKEN is not set: stdio mode acts with your credential/], ['svk_0123456789_nope', /^APP_TOKEN was refused by the API at http:\/\/127\.0\.0\.1:\d+: Invalid API key\n$/]] as const) {
             const run = await runToEnd(environment(token));

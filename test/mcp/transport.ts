@@ -133,7 +133,7 @@ describe('the JSON-response transport', () => {
         const answer = await transport.handle({ accept: ACCEPT, contentType: JSON_TYPE }, request(1, 'tools/call', { name: 'broken', arguments: {} }));
         const result = (answer.body as { result: { isError: boolean; content: Array<{ text: string }> } }).result;
         expect(result.isError).to.be.true();
-        expect(result.content[0]!.text).to.equal('broken failed on the server\'s side; please try again later.');
+        expect(result.content[0].text).to.equal('broken failed on the server\'s side; please try again later.');
         expect(JSON.stringify(answer.body)).to.not.contain('Maximum call stack');
         expect(faults).to.have.length(1);
         expect((faults[0] as Error).message).to.equal('Maximum call stack size exceeded');

@@ -81,9 +81,9 @@ describe('invitations', () => {
             const events = (await trail(grace)).filter((event) => event.type.startsWith('invitation.'));
             expect(events.map((event) => event.type)).to.equal(['invitation.accepted', 'invitation.sent']);
             expect(events[1]).to.include({ actor: owner.id });
-            expect(events[1]!.data).to.include({ resourceType: 'project', resourceName: 'Website', projectId: project.id, role: 'admin', invitedBy: owner.email });
+            expect(events[1].data).to.include({ resourceType: 'project', resourceName: 'Website', projectId: project.id, role: 'admin', invitedBy: owner.email });
             expect(events[0]).to.include({ actor: grace.id });
-            expect(events[0]!.data).to.include({ resourceType: 'project', projectId: project.id, role: 'admin' });
+            expect(events[0].data).to.include({ resourceType: 'project', projectId: project.id, role: 'admin' });
         });
 
         it('are declined by the invited, and by no one else', async () => {
@@ -204,7 +204,7 @@ describe('invitations', () => {
             expect((await call('POST', `/v1/projects/${project.id}/leave`, viewer.session)).statusCode, 'once').to.equal(404);
             const [left] = await trail(viewer);
             expect(left).to.include({ type: 'project.left', actor: viewer.id });
-            expect(left!.data).to.equal({ projectId: project.id, projectName: 'Leavable', role: 'viewer' });
+            expect(left.data).to.equal({ projectId: project.id, projectName: 'Leavable', role: 'viewer' });
         });
 
         it('is refused to the last owner, and to the creator of a personal project', async () => {

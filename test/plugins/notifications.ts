@@ -37,7 +37,7 @@ async function settled(server: Server, user: TestUser, type: string): Promise<Me
     const rows = await eventually(async () => (await messagesOf(server, user.id)).filter((row) => row.type === type),
         (found) => found.length > 0 && found.every((row) => row.status !== 'queued'), `${type} to be delivered`, 15_000);
     expect(rows).to.have.length(1);
-    return rows[0]!;
+    return rows[0];
 }
 
 const mailsTo = (sink: SmtpSink, email: string) => sink.received.filter((mail) => mail.envelopeTo.includes(email));
@@ -68,7 +68,7 @@ describe('notifications', () => {
 
         const mails = mailsTo(sink, user.email);
         expect(mails).to.have.length(1);
-        const mail = mails[0]!;
+        const mail = mails[0];
         expect(mail.envelopeTo).to.equal([user.email]);
         expect(mail.envelopeFrom).to.equal('no-reply@hostless.test');
         expect(mail.parsed.subject).to.equal('A new API key was created on your account: deploy from CI');
@@ -83,7 +83,7 @@ describe('notifications', () => {
         const attempts = await attemptsOf(instance.server, message.id);
         expect(attempts).to.have.length(1);
         expect(attempts[0]).to.include({ outcome: 'sent' });
-        expect(attempts[0]!.response).to.startWith('250');
+        expect(attempts[0].response).to.startWith('250');
         await new Promise((resolve) => setTimeout(resolve, 600));       // a second poll of the queue sends nothing more
         expect(mailsTo(sink, user.email)).to.have.length(1);
     });
@@ -98,7 +98,7 @@ describe('notifications', () => {
         const attempts = await attemptsOf(instance.server, message.id);
         expect(attempts.map((attempt) => attempt.outcome)).to.equal(['failed', 'sent']);
         expect(attempts[0]).to.include({ response_code: 451 });
-        expect(attempts[0]!.response).to.include('Mailbox busy for [redacted], try again later');
+        expect(attempts[0].response).to.include('Mailbox busy for [redacted], try again later');
         expect(JSON.stringify(attempts)).to.not.include(sink.password);
         expect(mailsTo(sink, user.email)).to.have.length(1);
     });
@@ -122,9 +122,9 @@ describe('notifications', () => {
 
         await createKey(instance.server, user, ['apps:read']);
         const message = await eventually(async () => (await messagesOf(instance.server, user.id))[0], (row) => row?.status === 'failed', 'the message to fail', 20_000);
-        const attempts = await attemptsOf(instance.server, message!.id);
+        const attempts = await attemptsOf(instance.server, message.id);
         expect(attempts.map((attempt) => [attempt.outcome, attempt.response_code])).to.equal([['failed', 550], ['failed', 550], ['failed', 550]]);
-        const job = await eventually(() => deliveryJob(instance.server, message!.id), (row) => row.status !== 'running', 'the job to finish');
+        const job = await eventually(() => deliveryJob(instance.server, message.id), (row) => row.status !== 'running', 'the job to finish');
         expect(job).to.include({ status: 'succeeded', attempts: 3 });
         expect(mailsTo(sink, user.email)).to.equal([]);
     });
@@ -207,11 +207,11 @@ describe('notifications', () => {
 
         const first = await listNotifications(instance.server.plugins['hostless-auth'].lists, instance.server.app.knex, user.id, { limit: 1 });
         expect(first.items.map((item) => item.subject)).to.equal(['A new API key was created on your account: second']);
-        expect(first.items[0]!.attempts!.map((attempt) => attempt.outcome)).to.equal(['sent']);
+        expect(first.items[0].attempts!.map((attempt) => attempt.outcome)).to.equal(['sent']);
         const next = await listNotifications(instance.server.plugins['hostless-auth'].lists, instance.server.app.knex, user.id, { limit: 1, cursor: first.next! });
         expect(next.next).to.be.null();
         expect(next.items[0]).to.include({ type: 'security.api_key_created', category: 'security', recipient: user.email, status: 'sent' });
-        expect(next.items[0]!.attempts!.map((attempt) => [attempt.outcome, attempt.responseCode])).to.equal([['failed', 421], ['sent', 250]]);
+        expect(next.items[0].attempts!.map((attempt) => [attempt.outcome, attempt.responseCode])).to.equal([['failed', 421], ['sent', 250]]);
     });
 });
 
@@ -239,10 +239,10 @@ describe('notifications without SMTP_URL', () => {
             expect(await runCli(['notifications', 'retry'], configured.config, (line) => out.push(line))).to.equal(0);
             expect(out).to.equal([`Queued 1 message for delivery again to ${user.email}.`, 'Queued 0 messages for delivery again.']);
             configured.server.plugins['hostless-jobs'].queue.start();
-            const sent = await eventually(async () => (await messagesOf(configured!.server, user.id))[0]!, (row) => row.status === 'sent', 'the message to be sent');
+            const sent = await eventually(async () => (await messagesOf(configured!.server, user.id))[0], (row) => row.status === 'sent', 'the message to be sent');
             expect((await attemptsOf(configured.server, sent.id)).map((attempt) => attempt.outcome)).to.equal(['not_configured', 'sent']);
             expect(sink.received).to.have.length(1);
-            expect(sink.received[0]!.envelopeTo).to.equal([user.email]);
+            expect(sink.received[0].envelopeTo).to.equal([user.email]);
         }
         finally {
             await configured?.stop();
@@ -263,12 +263,12 @@ describe('notifications with the SMTP server down', () => {
             const user = await register(instance.server, 'down');
             await createKey(instance.server, user, ['apps:read']);
             const [message] = await messagesOf(instance.server, user.id);
-            const [attempt] = await eventually(() => attemptsOf(instance.server, message!.id), (rows) => rows.length > 0, 'the first attempt');
+            const [attempt] = await eventually(() => attemptsOf(instance.server, message.id), (rows) => rows.length > 0, 'the first attempt');
             expect(attempt).to.include({ outcome: 'failed', response_code: null });
-            expect(attempt!.response).to.match(/ECONNREFUSED/);
-            expect(attempt!.response).to.not.include(sink.password);
-            expect((await messagesOf(instance.server, user.id))[0]!.status).to.equal('queued');
-            const job = await eventually(() => deliveryJob(instance.server, message!.id), (row) => row.status !== 'running', 'the job to be put back');
+            expect(attempt.response).to.match(/ECONNREFUSED/);
+            expect(attempt.response).to.not.include(sink.password);
+            expect((await messagesOf(instance.server, user.id))[0].status).to.equal('queued');
+            const job = await eventually(() => deliveryJob(instance.server, message.id), (row) => row.status !== 'running', 'the job to be put back');
             expect(job).to.include({ status: 'queued', attempts: 1 });
             expect(job.run_at > new Date().toISOString(), 'after a backoff').to.be.true();
         }
@@ -296,7 +296,7 @@ describe('notification preferences', () => {
         const res = await call('GET', '/v1/users/me/notification-preferences', user.session);
         expect(res.statusCode).to.equal(200);
         expect(res.result.categories.map((entry: { category: string; enabled: boolean; required: boolean }) => [entry.category, entry.enabled, entry.required]))
-            .to.equal([['security', true, true], ['projects', true, false]]);
+            .to.equal([['security', true, true], ['projects', true, false], ['billing', true, false]]);
         expect(res.result.categories[0].description).to.include('Always sent');
     });
 
@@ -319,7 +319,7 @@ describe('notification preferences', () => {
         const security = await patch({ security: false, projects: false });
         expect(security.statusCode).to.equal(400);
         expect(security.result.message).to.equal('"security" messages cannot be switched off: they tell you about your account\'s security');
-        expect((await patch({ billing: false })).result.message).to.equal('"billing" is not a notification category');
+        expect((await patch({ marketing: false })).result.message).to.equal('"marketing" is not a notification category');
         expect((await patch({})).result.message).to.equal('The request body must change at least one field');
         expect((await patch({ projects: 'sometimes' })).result.message).to.equal('"projects" must be a boolean');
         expect(await instance.server.app.knex('notification_preferences').where({ user_id: user.id })).to.equal([]);
@@ -350,14 +350,14 @@ describe('notification retention', () => {
 
             const long = new Date(Date.now() - 31 * 24 * 3600 * 1000).toISOString();
             const [old, stuck] = await messagesOf(instance.server, user.id);
-            await knex('notifications').whereIn('id', [old!.id, stuck!.id]).update({ created_at: long });
-            await knex('notification_attempts').whereIn('notification_id', [old!.id, stuck!.id]).update({ attempted_at: long });
-            await knex('notifications').where({ id: stuck!.id }).update({ status: 'queued' });
+            await knex('notifications').whereIn('id', [old.id, stuck.id]).update({ created_at: long });
+            await knex('notification_attempts').whereIn('notification_id', [old.id, stuck.id]).update({ attempted_at: long });
+            await knex('notifications').where({ id: stuck.id }).update({ status: 'queued' });
 
             expect(await pruneNotifications(knex, 30)).to.equal({ messages: 1, attempts: 2 });
             expect(await pruneNotifications(knex, 30)).to.equal({ messages: 0, attempts: 0 });
-            expect((await messagesOf(instance.server, user.id)).map((row) => row.id)).to.equal([stuck!.id]);
-            expect(await knex('notification_attempts').where({ notification_id: stuck!.id })).to.equal([]);
+            expect((await messagesOf(instance.server, user.id)).map((row) => row.id)).to.equal([stuck.id]);
+            expect(await knex('notification_attempts').where({ notification_id: stuck.id })).to.equal([]);
         }
         finally {
             await instance.stop();

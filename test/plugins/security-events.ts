@@ -56,7 +56,7 @@ describe('security event log', () => {
         ]);
         expect(rows.map((row) => JSON.parse(row.data).reason).filter(Boolean)).to.equal(['wrong_password', 'logout', 'refresh_reuse', 'password_changed']);
         expect(rows.slice(-4).map((row) => row.actor)).to.equal(['cli', 'cli', 'cli', 'cli']);
-        expect(JSON.parse(rows[4]!.data)).to.equal({ name: 'ci', prefix: created.result.apiKey.prefix, scopes: ['apps:read'], expiresAt: null });
+        expect(JSON.parse(rows[4].data)).to.equal({ name: 'ci', prefix: created.result.apiKey.prefix, scopes: ['apps:read'], expiresAt: null });
 
         const text = JSON.stringify(rows);
         for (const secret of secrets) {
@@ -97,7 +97,7 @@ describe('security event log', () => {
         expect(first.statusCode).to.equal(200);
         expect(first.result.map((event: { type: string }) => event.type)).to.equal(['api_key.created', 'session.signed_in']);
         expect(Object.keys(first.result[0]).sort()).to.equal(['actor', 'createdAt', 'credentialId', 'data', 'id', 'ip', 'type']);
-        const next = /^<([^>]+)>/.exec(first.headers.link as string)![1]!;
+        const next = /^<([^>]+)>/.exec(first.headers.link as string)![1];
         expect((await call('GET', next, user.session)).result.map((event: { type: string }) => event.type)).to.equal(['user.registered']);
         const theirs = await call('GET', '/v1/users/me/security-events', other.session);
         expect(theirs.result.every((event: { actor: string }) => event.actor === other.id)).to.be.true();

@@ -123,7 +123,7 @@ describe('virtual machines (records driver)', () => {
             expect(restarting.statusCode).to.equal(202);
             expect(restarting.result.status).to.equal('restarting');
             for (const [method, path] of [['POST', 'stop'], ['POST', 'restart'], ['DELETE', '']]) {
-                expect((await call(method!, path ? `${url}/${path}` : url, owner.session)).result.message, path).to.include('it is restarting');
+                expect((await call(method, path ? `${url}/${path}` : url, owner.session)).result.message, path).to.include('it is restarting');
             }
         });
         await running(vm.id);
@@ -216,7 +216,7 @@ describe('virtual machines (records driver)', () => {
         for (const [name, unit] of [['cpu-usage', 'percent'], ['memory-usage', 'bytes'], ['network-in', 'bytes'], ['network-out', 'bytes'], ['disk-usage', 'bytes']]) {
             const one = await call('GET', `/v1/virtual-machines/${vm.id}/metrics/${name}?startDate=2026-11-01&endDate=2026-11-02`, owner.session);
             expect(one.result, name).to.include({ metric: name, unit, source: 'unavailable', series: [], startDate: '2026-11-01T00:00:00.000Z', endDate: '2026-11-03T00:00:00.000Z' });
-            expect(all.result.metrics[name!]).to.include({ source: 'unavailable', series: [] });
+            expect(all.result.metrics[name]).to.include({ source: 'unavailable', series: [] });
         }
 
         expect((await call('GET', `/v1/virtual-machines/${vm.id}/metrics/cpu-usage?startDate=2026-11-02&endDate=2026-11-01`, owner.session)).statusCode).to.equal(400);

@@ -42,7 +42,7 @@ describe('a lifecycle', () => {
         expect(await lamps.move(db.knex, { id: 'a', status: 'off' }, 'switchOn')).to.equal('on');
         expect((await db.knex('lamps').where({ id: 'a' }).first()).status).to.equal('on');
         expect(() => lamps.next({ id: 'a', status: 'on' }, 'switchOn')).to.throw('Cannot switch on the lamp a: it is on (it must be off)');
-        const error = await lamps.move(db.knex, { id: 'a', status: 'broken' as State }, 'relabel').catch((err: unknown) => err);
+        const error = await lamps.move(db.knex, { id: 'a', status: 'broken' }, 'relabel').catch((err: unknown) => err);
         expect(error).to.be.an.error('Cannot relabel the lamp a: it is broken (it must be off or on)');
         expect((error as { output: { statusCode: number } }).output.statusCode).to.equal(409);
     });

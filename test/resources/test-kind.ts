@@ -54,7 +54,7 @@ describe('a runtime kind defined outside the platform', () => {
         expect((await acceptInvitation(instance.server, spare)).resourceType).to.equal('gizmo');
         expect((await call('GET', '/v1/gizmos', spare.session)).result.map((gizmo: any) => gizmo.name)).to.equal(['sprocket']);
         expect((await call('GET', '/v1/gizmos/sprocket/collaborators', owner.session)).result.map((c: any) => [c.email, c.status])).to.equal(
-            [[spare.email, 'active'], [invited.email, 'pending']].sort((a, b) => a[0]! < b[0]! ? -1 : 1));
+            [[spare.email, 'active'], [invited.email, 'pending']].sort((a, b) => a[0] < b[0] ? -1 : 1));
 
         expect((await call('DELETE', '/v1/gizmos/sprocket', owner.session)).statusCode).to.equal(204);
         const knex = instance.server.app.knex;

@@ -7,8 +7,8 @@ import { kindsOf, ROUTE_TABLES } from '../../manifest/routes';
 import { compileRow, type CompiledRow } from '../../lib/route-table';
 import { mountedTables } from '../../manifest/api';
 import { pageText } from '../helpers/dashboard';
-import { createWorld, fill, send, strongestFor, type World } from '../helpers/route-cases';
-import { testServer, type TestServer } from '../helpers/server';
+import { createWorld, fill, ownerAdminFor, send, strongestFor, type World } from '../helpers/route-cases';
+import { DIAGNOSTICS_ON, testServer, type TestServer } from '../helpers/server';
 
 // Generated from the route tables: every mounted route's validation is walked with bad inputs built from its own
 // schemas (wrong types, unknown fields, an empty or non-object body, peers that exclude or need each other,
@@ -80,7 +80,7 @@ function variants(source: Source, schema: Joi.Schema, example: Record<string, un
 
     for (const [key, field] of Object.entries(described.keys ?? {})) {
         // An empty path segment is another route's address, not a bad value.
-        const wrong = inUrl ? WRONG_IN_URL.filter((value) => source === 'query' || value) : WRONG[field.type] ?? WRONG.any!;
+        const wrong = inUrl ? WRONG_IN_URL.filter((value) => source === 'query' || value) : WRONG[field.type] ?? WRONG.any;
         for (const value of wrong) {
             out.push({ name: `${key} = ${JSON.stringify(value).slice(0, 40)}`, source, value: { ...example, [key]: value }, names: [`"${key}`] });
         }
@@ -88,7 +88,7 @@ function variants(source: Source, schema: Joi.Schema, example: Record<string, un
         // A field that takes a date (and not any text) takes only dates that exist.
         const accepts = (value: string) => !schema.extract(key).validate(value).error;
         for (const [good, impossible] of [['2030-01-30', '2030-02-30'], ['2030-01-30T00:00:00Z', '2030-02-30T00:00:00Z'], ['2029-02-28', '2029-02-29']]) {
-            if (accepts(good!) && !accepts(`${good}x`) && !accepts('zzzzzzzzzzzzzzzz')) {
+            if (accepts(good) && !accepts(`${good}x`) && !accepts('zzzzzzzzzzzzzzzz')) {
                 out.push({ name: `${key} = ${impossible} (impossible)`, source, value: { ...example, [key]: impossible }, names: [`"${key}" must be a date that exists on the calendar`] });
             }
         }
@@ -118,7 +118,7 @@ function variants(source: Source, schema: Joi.Schema, example: Record<string, un
 }
 
 function requestFor(row: CompiledRow, base: ServerInjectOptions, variant: Variant): ServerInjectOptions {
-    const url = new URL(base.url as string, 'http://x');
+    const url = new URL(base.url, 'http://x');
     if (variant.source === 'query') {
         url.search = new URLSearchParams(variant.value as Record<string, string>).toString();
         return { ...base, url: url.pathname + url.search };
@@ -135,7 +135,7 @@ function requestFor(row: CompiledRow, base: ServerInjectOptions, variant: Varian
 
 /** The params a filled request holds, read back from its path against the row's. */
 function paramsOf(row: CompiledRow, url: string): Record<string, string> {
-    const names = [...row.path.matchAll(/{(\w+)\*?\??}/g)].map((match) => match[1]!);
+    const names = [...row.path.matchAll(/{(\w+)\*?\??}/g)].map((match) => match[1]);
     const pattern = new RegExp(`^${row.path.replace(/[.]/g, '\\.').replace(/{\w+\*}/g, '(.+)').replace(/{\w+\??}/g, '([^/]*)')}$`);
     const values = pattern.exec(new URL(url, 'http://x').pathname)?.slice(1) ?? [];
     return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(values[i] ?? '')]));
@@ -148,8 +148,9 @@ for (const table of mountedTables()) {
         let world: World;
 
         before(async () => {
-            instance = await testServer();
+            instance = await testServer(DIAGNOSTICS_ON);
             world = await createWorld(instance.server);
+            await ownerAdminFor(world, table);
         });
 
         after(async () => {

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { dialect } from '../knex';
 
 // The job queue's table and the security event log. Security events are immutable: a trigger refuses updates on
 // both databases (retention removes old rows; nothing rewrites one).
@@ -36,7 +37,7 @@ export async function up(knex: Knex): Promise<void> {
         t.index(['created_at']);
     });
 
-    if (knex.client.config.client === 'pg') {
+    if (dialect(knex) === 'postgres') {
         await knex.raw(`CREATE FUNCTION security_events_immutable() RETURNS trigger AS $$
             BEGIN RAISE EXCEPTION 'security events are append-only'; END; $$ LANGUAGE plpgsql`);
         await knex.raw('CREATE TRIGGER security_events_no_update BEFORE UPDATE ON security_events FOR EACH ROW EXECUTE FUNCTION security_events_immutable()');
@@ -49,7 +50,7 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
     await knex.schema.dropTable('security_events');
-    if (knex.client.config.client === 'pg') {
+    if (dialect(knex) === 'postgres') {
         await knex.raw('DROP FUNCTION security_events_immutable()');
     }
 

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { dialect } from '../knex';
 
 // Apps' own tables become the runtime-resource mechanism's, keyed by (resource_type, resource_id) so sites, workers
 // and cron jobs share them: environment variables and custom domains move (rows copied), log lines, metric points
@@ -8,7 +9,7 @@ const DAY_MS = 86_400_000;
 export const PENDING_DOMAIN_DAYS = 7;
 
 export async function up(knex: Knex): Promise<void> {
-    const postgres = knex.client.config.client === 'pg';
+    const postgres = dialect(knex) === 'postgres';
 
     await knex.schema.createTable('env_vars', (t) => {
         t.string('resource_type', 32).notNullable();
@@ -42,7 +43,7 @@ export async function up(knex: Knex): Promise<void> {
         t.index(['hostname']);
     });
     await knex.raw('CREATE UNIQUE INDEX domains_verified_hostname ON domains (hostname) WHERE status = \'verified\'');
-    const domains = await knex('app_domains').select();
+    const domains = await knex<{ app_id: string; status: string; created_at: string }>('app_domains').select();
     for (const row of domains) {
         const { app_id: appId, ...rest } = row;
         await knex('domains').insert({
@@ -65,7 +66,8 @@ export async function up(knex: Knex): Promise<void> {
         t.dropIndex(['resource_id', 'metric', 'timestamp']);
         t.index(['resource_id', 'metric', 'at']);
     });
-    for (const point of await knex('metric_points').distinct('timestamp')) {
+    const stamps = await knex<{ timestamp: string }>('metric_points').distinct('timestamp');
+    for (const point of stamps) {
         await knex('metric_points').where({ timestamp: point.timestamp }).update({ at: Date.parse(point.timestamp) });
     }
 
@@ -80,7 +82,7 @@ export async function up(knex: Knex): Promise<void> {
     });
     if (postgres) {
         // Substring search through trigrams, when the server offers pg_trgm; without it the search scans (and says so at boot).
-        const trigrams = await knex.raw('SELECT 1 FROM pg_available_extensions WHERE name = \'pg_trgm\'');
+        const trigrams = await knex.raw<{ rows: unknown[] }>('SELECT 1 FROM pg_available_extensions WHERE name = \'pg_trgm\'');
         if (trigrams.rows.length) {
             await knex.raw('CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public');
             await knex.raw('CREATE INDEX log_lines_message_trgm ON log_lines USING gin (lower(message) public.gin_trgm_ops)');
@@ -134,7 +136,7 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-    const postgres = knex.client.config.client === 'pg';
+    const postgres = dialect(knex) === 'postgres';
     await knex.schema.dropTable('allocation_events');
     await knex.schema.alterTable('app_cron_runs', (t) => {
         t.dropIndex(['cron_job_id', 'created_at', 'id']);

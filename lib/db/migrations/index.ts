@@ -15,6 +15,16 @@ import * as databases from './050-databases';
 import * as virtualMachines from './051-virtual-machines';
 import * as gitConnections from './060-git-connections';
 import * as integrations from './061-integrations';
+import * as runtimeInstances from './070-runtime-instances';
+import * as billing from './080-billing';
+import * as apiKeyExtras from './100-api-key-extras';
+import * as logSearchBounds from './101-log-search-bounds';
+import * as adminAccessAudit from './105-admin-access-audit';
+import * as idempotencyKeys from './110-idempotency-keys';
+import * as jobOutbox from './115-job-outbox';
+import * as rateLimitCounters from './116-rate-limit-counters';
+import * as testData from './130-test-data';
+import * as deploymentsByProject from './140-deployments-by-project';
 
 // Migrations in order, imported rather than scanned, so they load the same under lab (.ts), from dist (.js) and
 // inside a host application that embeds the plugins.
@@ -33,5 +43,15 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; up: (knex: Knex) => Promi
     { name: '050-databases', ...databases },
     { name: '051-virtual-machines', ...virtualMachines },
     { name: '060-git-connections', ...gitConnections },
-    { name: '061-integrations', ...integrations }
+    { name: '061-integrations', ...integrations },
+    { name: '070-runtime-instances', ...runtimeInstances },
+    { name: '080-billing', ...billing },
+    { name: '100-api-key-extras', ...apiKeyExtras },
+    { name: '101-log-search-bounds', ...logSearchBounds },
+    { name: '105-admin-access-audit', ...adminAccessAudit },
+    { name: '110-idempotency-keys', ...idempotencyKeys },
+    { name: '115-job-outbox', ...jobOutbox },
+    { name: '116-rate-limit-counters', ...rateLimitCounters },
+    { name: '130-test-data', ...testData },
+    { name: '140-deployments-by-project', ...deploymentsByProject }
 ];

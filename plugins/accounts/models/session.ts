@@ -8,7 +8,7 @@ export class Session extends BaseModel {
     createdAt!: string;
     expiresAt!: string;
     revokedAt!: string | null;
-    revokedReason!: 'logout' | 'refresh_reuse' | 'password_changed' | 'user_disabled' | null;
+    revokedReason!: 'logout' | 'refresh_reuse' | 'password_changed' | 'user_disabled' | 'signed_out_by_user' | 'signed_out_elsewhere' | null;
 }
 
 /** Refresh tokens are stored as SHA-256 digests; a used one presented again ends its whole session. */

@@ -25,6 +25,26 @@ export function userRoutes(services: Services): RouteHandlers {
                 return publicUser(await services.accounts.update(user.id, credentialId, request.payload as { name?: string; password?: string; currentPassword?: string }, origin(request)));
             }
         },
+        'sessions.list': {
+            handler: async (request) => {
+                const { user, credentialId } = access(request);
+                return services.sessions.list(user.id, credentialId);
+            }
+        },
+        'sessions.delete': {
+            validate: { params: Joi.object({ sessionId: fields.id('ses').required() }) },
+            handler: async (request, h) => {
+                const { user, credentialId } = access(request);
+                await services.sessions.signOut(user.id, request.params.sessionId as string, credentialId, origin(request));
+                return h.response().code(204);
+            }
+        },
+        'sessions.revokeOthers': {
+            handler: async (request) => {
+                const { user, credentialId } = access(request);
+                return { signedOut: await services.sessions.signOutOthers(user.id, credentialId, origin(request)) };
+            }
+        },
         'sshKeys.list': {
             handler: async (request) => (await services.sshKeys.list(access(request).user.id)).map(publicSshKey)
         },

@@ -30,7 +30,7 @@ export class AccountsService {
             return await this.knex.transaction(async (trx) => {
                 const now = nowIso();
                 const user = await User.query(trx).insertAndFetch({
-                    id: newId('usr'), email, name: input.name ?? email.split('@')[0]!, passwordHash, adminSince: null, disabledAt: null, createdAt: now, updatedAt: now
+                    id: newId('usr'), email, name: input.name ?? email.split('@')[0], passwordHash, adminSince: null, disabledAt: null, createdAt: now, updatedAt: now
                 });
                 await Project.createWithOwner(trx, { name: 'Personal', kind: 'personal', ownerId: user.id });
                 await recordSecurityEvent(trx, { type: 'user.registered', userId: user.id, actor: user.id, ip: origin.ip });

@@ -16,6 +16,17 @@ import { RefreshToken, Session } from '../models/session';
 export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
 const REFRESH_PREFIX = 'svr_';
 
+/** A live session as its user sees it: where it was opened, when, and whether it is the one asking. */
+export interface SessionSummary {
+    id: string;
+    current: boolean;
+    createdAt: string;
+    expiresAt: string;
+    lastRefreshedAt: string | null;                             // the last token pair it received (access tokens last minutes)
+    ip: string | null;                                          // the address it signed in from, from the security trail
+    method: string | null;                                      // password | register
+}
+
 export interface SessionPair {
     accessToken: string;
     refreshToken: string;
@@ -68,13 +79,68 @@ export class SessionService {
         return reused;
     }
 
-    /** Ends one session and records it, in the caller's transaction. */
-    async revoke(trx: Knex.Transaction, sessionId: string, reason: NonNullable<Session['revokedReason']>, origin: RequestOrigin): Promise<void> {
+    /** Ends one session and records it, in the caller's transaction; `by` names the session that asked, if another. */
+    async revoke(trx: Knex.Transaction, sessionId: string, reason: NonNullable<Session['revokedReason']>, origin: RequestOrigin, by?: string): Promise<boolean> {
         const session = await Session.query(trx).findById(sessionId);
         const ended = await Session.query(trx).patch({ revokedAt: nowIso(), revokedReason: reason }).where({ id: sessionId }).whereNull('revoked_at');
         if (ended && session) {
-            await recordSecurityEvent(trx, { type: 'session.revoked', userId: session.userId, actor: session.userId, credentialId: sessionId, ip: origin.ip, data: { reason } });
+            await recordSecurityEvent(trx, {
+                type: 'session.revoked', userId: session.userId, actor: session.userId, credentialId: sessionId, ip: origin.ip, data: { reason, ...(by && by !== sessionId ? { by } : {}) }
+            });
         }
+
+        return ended > 0;
+    }
+
+    /** The user's live sessions, newest first (a user holds few: each sign-in makes one, and they end in 30 days). */
+    async list(userId: string, currentId: string): Promise<SessionSummary[]> {
+        const rows: Array<{ id: string; created_at: string; expires_at: string }> = await this.knex('sessions')
+            .where({ user_id: userId }).whereNull('revoked_at').where('expires_at', '>', nowIso())
+            .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).select('id', 'created_at', 'expires_at');
+        const ids = rows.map((row) => row.id);
+        const refreshed: Array<{ session_id: string; at: string | null }> = ids.length
+            ? await this.knex('refresh_tokens').whereIn('session_id', ids).groupBy('session_id').select('session_id').max({ at: 'created_at' })
+            : [];
+        const opened: Array<{ credential_id: string; ip: string | null; data: string }> = ids.length
+            ? await this.knex('security_events').where({ user_id: userId, type: 'session.signed_in' }).whereIn('credential_id', ids).select('credential_id', 'ip', 'data')
+            : [];
+        return rows.map((row) => {
+            const event = opened.find((candidate) => candidate.credential_id === row.id);
+            const method = event ? (JSON.parse(event.data) as { method?: unknown }).method : null;
+            return {
+                id: row.id, current: row.id === currentId, createdAt: row.created_at, expiresAt: row.expires_at,
+                lastRefreshedAt: refreshed.find((candidate) => candidate.session_id === row.id)?.at ?? null,
+                ip: event?.ip ?? null, method: typeof method === 'string' ? method : null
+            };
+        });
+    }
+
+    /** Ends one of the user's live sessions (the caller's own included); another user's, or an ended one, is a 404. */
+    async signOut(userId: string, sessionId: string, currentId: string, origin: RequestOrigin): Promise<void> {
+        const ended = await this.knex.transaction(async (trx) => {
+            const session = await Session.query(trx).findById(sessionId);
+            if (!session || session.userId !== userId || session.revokedAt || session.expiresAt <= nowIso()) {
+                return false;
+            }
+
+            return this.revoke(trx, sessionId, 'signed_out_by_user', origin, currentId);
+        });
+        if (!ended) {
+            throw Boom.notFound('Session not found');
+        }
+    }
+
+    /** Ends every live session of the user but the caller's; answers how many ended. */
+    async signOutOthers(userId: string, currentId: string, origin: RequestOrigin): Promise<number> {
+        return this.knex.transaction(async (trx) => {
+            const live = await Session.query(trx).select('id').where({ user_id: userId }).whereNull('revoked_at').whereNot({ id: currentId });
+            let ended = 0;
+            for (const session of live) {
+                ended += await this.revoke(trx, session.id, 'signed_out_elsewhere', origin, currentId) ? 1 : 0;
+            }
+
+            return ended;
+        });
     }
 
     /** Ends every live session of a user but one (the caller's), recording each. */

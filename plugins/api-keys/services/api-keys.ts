@@ -13,11 +13,18 @@ import { nowIso, toIso } from '../../../lib/time';
 import { ApiKey } from '../models/api-key';
 
 export const MAX_ACTIVE_KEYS = 100;
+const DAY_MS = 24 * 3600_000;
+
+export interface ApiKeysOptions {
+    maxLifetimeDays: number | null;                             // API_KEY_MAX_LIFETIME_DAYS
+    clock: () => number;
+}
 
 export class ApiKeysService {
-    constructor(private readonly knex: Knex, private readonly lists: Lists, private readonly outbox: Outbox) { }
+    constructor(private readonly knex: Knex, private readonly lists: Lists, private readonly outbox: Outbox, private readonly options: ApiKeysOptions) { }
 
     async create(userId: string, input: { name: string; scopes: Scope[]; expiresAt?: Date | null }, origin: RequestOrigin): Promise<{ token: string; apiKey: ApiKey }> {
+        this.checkLifetime(input.expiresAt ?? null);
         const { token, prefix, secret } = generateApiKey();
         const apiKey = await this.knex.transaction(async (trx) => {
             const active = await ApiKey.query(trx).where({ user_id: userId }).whereNull('revoked_at').resultSize();
@@ -57,7 +64,7 @@ export class ApiKeysService {
     /** Unknown, foreign and already revoked keys are all 404: one atomic update decides. */
     async revoke(userId: string, id: string, origin: RequestOrigin): Promise<ApiKey> {
         return this.knex.transaction(async (trx) => {
-            const revoked = await ApiKey.query(trx).patch({ revokedAt: nowIso() }).where({ id, user_id: userId }).whereNull('revoked_at');
+            const revoked = await ApiKey.query(trx).patch({ revokedAt: nowIso(), revokedReason: 'user' }).where({ id, user_id: userId }).whereNull('revoked_at');
             if (!revoked) {
                 throw Boom.notFound('API key not found');
             }
@@ -66,5 +73,22 @@ export class ApiKeysService {
             await recordSecurityEvent(trx, { type: 'api_key.revoked', userId, actor: userId, credentialId: id, ip: origin.ip, data: { name: key.name, prefix: publicPrefix(key.prefix) } });
             return key;
         });
+    }
+
+    // API_KEY_MAX_LIFETIME_DAYS: a new key must expire, and no later than the cap.
+    private checkLifetime(expiresAt: Date | null): void {
+        const days = this.options.maxLifetimeDays;
+        if (days === null) {
+            return;
+        }
+
+        const latest = this.options.clock() + days * DAY_MS;
+        if (!expiresAt) {
+            throw Boom.badRequest(`"expiresAt" is required: API keys on this deployment expire within ${days} day${days === 1 ? '' : 's'} (API_KEY_MAX_LIFETIME_DAYS)`);
+        }
+
+        if (expiresAt.getTime() > latest) {
+            throw Boom.badRequest(`"expiresAt" must be at most ${days} day${days === 1 ? '' : 's'} from now (API_KEY_MAX_LIFETIME_DAYS), no later than ${toIso(latest)}`);
+        }
     }
 }

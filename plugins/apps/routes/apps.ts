@@ -1,7 +1,7 @@
 import Joi from 'joi';
 
 import { access } from '../../../lib/access';
-import { respondWithPage } from '../../../lib/list-response';
+import { respondWithJsonPage } from '../../../lib/list-response';
 import { listQuery } from '../../../lib/pagination';
 import { PLAN_NAMES, type PlanName } from '../../../lib/plans';
 import type { RuntimeFamily } from '../../../lib/resources/family';
@@ -25,9 +25,8 @@ export function appRoutes(family: RuntimeFamily<App>): RouteHandlers {
             query: Joi.object<{ limit: number; cursor?: string }, true>(listQuery),
             handler: async (request, h) => {
                 const { user, project } = access(request);
-                const page = await services.lists.reachable({ kind: 'app', table: 'apps', projectColumn: 'project_id' }, { userId: user.id, projectId: project!.id },
-                    request.query, (row) => App.fromDatabaseJson(row));
-                return respondWithPage(request, h, page, family.serialize);
+                return respondWithJsonPage(request, h, await services.lists.reachableJson({ kind: 'app', table: 'apps', projectColumn: 'project_id' }, { userId: user.id, projectId: project!.id },
+                    request.query, family.jsonFields!));
             }
         }),
         'apps.traces': route({ params: params.app, query: traceQuery, handler: (request) => services.traces.query(APP.of(request).id, request.query) })

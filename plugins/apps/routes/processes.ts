@@ -44,7 +44,7 @@ export function processRoutes(processes: ProcessesService): RouteHandlers {
         'apps.processes.delete': route({
             params: params.process,
             handler: async (request, h) => {
-                await processes.remove(PROCESS.of(request));
+                await processes.remove(APP.of(request), PROCESS.of(request));
                 return h.response().code(204);
             }
         })

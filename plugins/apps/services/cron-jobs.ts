@@ -44,6 +44,9 @@ export const appCronSource: ScheduleSource = {
     }
 };
 
+const refOfJob = (job: { id: string; name: string; projectId: string }) => ({ type: APP_CRON_JOB, id: job.id, projectId: job.projectId, name: job.name });
+
+// Each cron job's allocation is recorded for billing (lib/resources/allocation.ts): it counts while it is active.
 export class CronJobsService {
     constructor(private readonly family: RuntimeFamily<App>) { }
 
@@ -62,9 +65,13 @@ export class CronJobsService {
     async create(app: App, input: CronJobInput): Promise<AppCronJob> {
         const now = nowIso();
         try {
-            const job = await AppCronJob.query(this.knex).insertAndFetch({
-                id: newId('crn'), appId: app.id, projectId: app.projectId, ...input, status: 'active', nextRunAt: this.scheduler.nextRunAt(input.schedule),
-                lastRunAt: null, createdAt: now, updatedAt: now
+            const job = await this.knex.transaction(async (trx) => {
+                const created = await AppCronJob.query(trx).insertAndFetch({
+                    id: newId('crn'), appId: app.id, projectId: app.projectId, ...input, status: 'active', nextRunAt: this.scheduler.nextRunAt(input.schedule),
+                    lastRunAt: null, createdAt: now, updatedAt: now
+                });
+                await this.family.services.allocation.record(trx, refOfJob(created), 'created', { running: true, instances: 1, plan: null });
+                return created;
             });
             this.scheduler.wake();
             return job;
@@ -79,8 +86,15 @@ export class CronJobsService {
         const status = input.status ?? job.status;
         const schedule = input.schedule ?? job.schedule;
         const rescheduled = input.schedule !== undefined || input.status !== undefined;
-        const changed = await AppCronJob.query(this.knex).patchAndFetchById(job.id, {
-            ...input, ...(rescheduled ? { nextRunAt: status === 'active' ? this.scheduler.nextRunAt(schedule) : null } : {}), updatedAt: nowIso()
+        const changed = await this.knex.transaction(async (trx) => {
+            const patched = await AppCronJob.query(trx).patchAndFetchById(job.id, {
+                ...input, ...(rescheduled ? { nextRunAt: status === 'active' ? this.scheduler.nextRunAt(schedule) : null } : {}), updatedAt: nowIso()
+            });
+            if (status !== job.status) {
+                await this.family.services.allocation.record(trx, refOfJob(job), status === 'active' ? 'started' : 'stopped', { running: status === 'active' });
+            }
+
+            return patched;
         });
         this.scheduler.wake();
         return changed;
@@ -90,7 +104,15 @@ export class CronJobsService {
         await this.knex.transaction(async (trx) => {
             await trx('cron_runs').where({ job_type: APP_CRON_JOB, job_id: job.id }).delete();
             await AppCronJob.query(trx).deleteById(job.id);
+            await this.family.services.allocation.record(trx, refOfJob(job), 'deleted', { running: false, instances: 0 });
         });
+    }
+
+    /** The app is being deleted: its cron jobs end with it, in its transaction. */
+    async appRemoved(trx: Knex.Transaction, app: App): Promise<void> {
+        for (const job of await AppCronJob.query(trx).where({ app_id: app.id })) {
+            await this.family.services.allocation.record(trx, refOfJob(job), 'deleted', { running: false, instances: 0 });
+        }
     }
 
     async runNow(job: AppCronJob): Promise<CronRun> {

@@ -42,7 +42,7 @@ export class ServiceFilesService {
                 instances: app.instances,
                 ...(app.buildCommand ? { build: app.buildCommand } : {}),
                 ...(app.startCommand ? { start: app.startCommand } : {}),
-                ...(app.repoProvider ? { repository: { provider: app.repoProvider, repo: app.repoName!, branch: app.repoBranch! } } : {}),
+                ...(app.repoProvider && app.repoProvider !== 'git' ? { repository: { provider: app.repoProvider, repo: app.repoName!, branch: app.repoBranch! } } : {}),
                 autoDeploy: !!app.autoDeploy,
                 ...(env.length ? { env: env.map((row) => row.name) } : {}),
                 ...(domains.length ? { domains: domains.map((row) => row.domain).sort() } : {})

@@ -2,7 +2,7 @@ import Joi from 'joi';
 
 import type { RouteHandlers } from '../../../lib/route-table';
 import { formSchema, localPath, nextField, text } from '../forms';
-import { apiError } from '../api';
+import { apiError, type Answer } from '../api';
 import { page, type Page, type PageDeps } from '../page';
 
 // Sign up, sign in and sign out, through POST /v1/auth/register, /login and /logout.
@@ -17,8 +17,15 @@ const reasons: Record<string, string> = {
     'signed-out': 'You are signed out.'
 };
 
+/** What signing in or up answers. */
+interface SignedIn {
+    user: { id: string; email: string; name?: string | null };
+    accessToken: string;
+    refreshToken: string;
+}
+
 export function accountRoutes(deps: PageDeps): RouteHandlers {
-    const opened = async (p: Page, answer: { status: number; body: any }, expected: number, next?: string) => {
+    const opened = async (p: Page, answer: Answer<SignedIn>, expected: number, next?: string) => {
         if (answer.status !== expected) {
             return null;
         }
@@ -48,7 +55,7 @@ export function accountRoutes(deps: PageDeps): RouteHandlers {
             validate: { payload: formSchema({ email: text(254), password: text(256), next: nextField() }) },
             handler: page(deps, async (p) => {
                 const { email, password, next } = p.request.payload as Credentials & { next?: string };
-                const answer = await p.api.anonymous('POST', '/v1/auth/login', { email, password });
+                const answer = await p.api.anonymous<SignedIn>('POST', '/v1/auth/login', { email, password });
                 return await opened(p, answer, 200, next)
                     ?? p.view('sign-in', { title: 'Sign in', email, next, error: apiError(answer).message }, answer.status);
             })
@@ -60,7 +67,7 @@ export function accountRoutes(deps: PageDeps): RouteHandlers {
             validate: { payload: formSchema({ name: text(128), email: text(254), password: text(256) }) },
             handler: page(deps, async (p) => {
                 const { name, email, password } = p.request.payload as Credentials & { name: string };
-                const answer = await p.api.anonymous('POST', '/v1/auth/register', { email, password, ...(name ? { name } : {}) });
+                const answer = await p.api.anonymous<SignedIn>('POST', '/v1/auth/register', { email, password, ...(name ? { name } : {}) });
                 return await opened(p, answer, 201)
                     ?? p.view('sign-up', { title: 'Create an account', name, email, error: apiError(answer).message }, answer.status);
             })

@@ -43,7 +43,7 @@ export function oauthClientRoutes(deps: PageDeps): RouteHandlers {
             validate: { payload: formSchema({ name: text(), redirectUris: text(24 * 1024) }) },
             handler: page(deps, async (p) => {
                 const { name, redirectUris } = p.request.payload as { name: string; redirectUris?: string };
-                const answer = await p.api.call('POST', CLIENTS, { name, redirectUris: redirectUrisFrom(redirectUris ?? '') });
+                const answer = await p.api.call<{ client: unknown; clientSecret: string }>('POST', CLIENTS, { name, redirectUris: redirectUrisFrom(redirectUris ?? '') });
                 if (answer.status === 201) {
                     return p.view('oauth-client-created', { title: 'OAuth client registered', client: answer.body.client, secret: answer.body.clientSecret }, 201);
                 }

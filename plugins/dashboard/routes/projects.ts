@@ -1,11 +1,12 @@
 import Joi from 'joi';
 
-import { ROLES } from '../../../lib/roles';
+import { isRole, ROLES, type Role } from '../../../lib/roles';
 import type { RouteHandlers } from '../../../lib/route-table';
 import { fields } from '../../../lib/validation';
 import { apiError, listUrl, nextCursor, required } from '../api';
 import { formSchema, text } from '../forms';
 import { page, type Page, type PageDeps } from '../page';
+import { allowed } from '../kinds';
 import { resourcesAtAGlance } from '../resources';
 
 // Projects through /v1/projects: the list with a creation form, and one project's page with its resources, its
@@ -39,7 +40,7 @@ interface PendingInvitation {
 export const projectParams = Joi.object({ projectId: fields.projectId().required() });
 
 /** The project page, also answered when one of its forms failed: then with the API's status and message. */
-export async function projectPage(p: Page, projectId: string, extra: { error?: string; inviteEmail?: string; membersCursor?: string } = {}, status = 200) {
+export async function projectPage(p: Page, projectId: string, extra: { error?: string; inviteEmail?: string; membersCursor?: string; appName?: string; startCommand?: string } = {}, status = 200) {
     const base = `/v1/projects/${encodeURIComponent(projectId)}`;
     const project = required(await p.api.call<Project>('GET', base));
     const members = await p.api.call<Member[]>('GET', listUrl(`${base}/members`, extra.membersCursor));
@@ -55,6 +56,7 @@ export async function projectPage(p: Page, projectId: string, extra: { error?: s
         personal: project.kind === 'personal',
         roles: ROLES,
         resources: await resourcesAtAGlance(p.request.server, p.api, project.id),
+        canCreateApp: allowed(p.request.server, 'apps.create', isRole(project.role ?? '') ? project.role as Role : null) && project.role !== null,
         ...extra
     }, status);
 }
@@ -87,6 +89,20 @@ export function projectRoutes(deps: PageDeps): RouteHandlers {
         'dashboard.project': {
             validate: { params: projectParams, query: Joi.object({ members: text(200) }) },
             handler: page(deps, (p) => projectPage(p, p.request.params.projectId as string, { membersCursor: (p.request.query as { members?: string }).members }), signedIn)
+        },
+        'dashboard.project.apps.create': {
+            validate: { params: projectParams, payload: formSchema({ name: text(128), startCommand: text(1024) }) },
+            handler: page(deps, async (p) => {
+                const projectId = p.request.params.projectId as string;
+                const { name, startCommand } = p.request.payload as { name: string; startCommand?: string };
+                const answer = await p.api.call<{ name: string }>('POST', '/v1/apps', { projectId, name, ...(startCommand ? { startCommand } : {}) });
+                if (answer.status === 201) {
+                    return p.redirect(`/dashboard/apps/${encodeURIComponent(answer.body.name)}`, `The app “${answer.body.name}” is created. Set its environment, then deploy it.`);
+                }
+
+                const error = apiError(answer);
+                return projectPage(p, projectId, { error: error.message, appName: name, startCommand }, error.status);
+            }, signedIn)
         },
         'dashboard.project.rename': {
             validate: { params: projectParams, payload: formSchema({ name: text() }) },

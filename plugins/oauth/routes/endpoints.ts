@@ -49,7 +49,7 @@ const formPayload = { defaultContentType: 'application/x-www-form-urlencoded', m
 /** A form endpoint: its parameters and client, or an answer in the protocol's error shape. */
 function formEndpoint(deps: EndpointDeps, act: (request: Request, params: Params, client: OAuthClient) => Promise<object | null>): Lifecycle.Method {
     return async (request, h) => {
-        const usedBasic = /^Basic\b/i.test(String(request.headers.authorization ?? '').trim());
+        const usedBasic = /^Basic\b/i.test((request.headers.authorization as string | undefined ?? '').trim());
         try {
             const params = singleParams(request.payload);
             const client = await deps.clients.authenticate(presentedClient(request, params));

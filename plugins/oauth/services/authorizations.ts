@@ -47,7 +47,7 @@ export class AuthorizationsService {
     constructor(private readonly knex: Knex, private readonly clients: ClientRegistry, private readonly settings: AuthorizationSettings) { }
 
     async start(query: Readonly<Record<string, unknown>>): Promise<AuthorizeOutcome> {
-        const one = (name: string) => typeof query[name] === 'string' && query[name] !== '' ? query[name] as string : undefined;
+        const one = (name: string) => typeof query[name] === 'string' && query[name] !== '' ? query[name] : undefined;
         const clientId = one('client_id');
         if (!clientId) {
             return { refusal: 'The request names no application (client_id is missing or repeated).' };

@@ -70,7 +70,7 @@ export class GrantsService {
 
             return (await Grant.query(trx).findById(grantId))!;
         });
-        return (await this.named([grant]))[0]!;
+        return (await this.named([grant]))[0];
     }
 
     private async named(grants: Grant[]): Promise<ConnectedApp[]> {

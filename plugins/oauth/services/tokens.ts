@@ -175,7 +175,7 @@ export class TokensService {
 
         if (grantId) {
             await this.knex.transaction(async (trx) => {
-                const grant = await Grant.query(trx).findById(grantId!);
+                const grant = await Grant.query(trx).findById(grantId);
                 if (grant?.clientId === client.id) {
                     await this.grants.revoke(trx, grant.id, 'token_revoked', origin);
                 }
@@ -194,7 +194,7 @@ export class TokensService {
     }
 
     private async disabled(trx: Knex.Transaction, userId: string): Promise<boolean> {
-        const user = await trx('users').where({ id: userId }).first('disabled_at');
+        const user = await trx<{ id: string; disabled_at: string | null }>('users').where({ id: userId }).first('disabled_at');
         return !user || !!user.disabled_at;
     }
 

@@ -90,7 +90,7 @@ export class MembersService {
     }
 
     private async get(knex: Knex | Knex.Transaction, projectId: string, userId: string): Promise<MemberRow> {
-        const member = await this.members(knex).where('m.project_id', projectId).andWhere('m.user_id', userId).first();
+        const member = await this.members(knex).where('m.project_id', projectId).andWhere('m.user_id', userId).first() as MemberRow | undefined;
         if (!member) {
             throw Boom.notFound('Member not found');
         }

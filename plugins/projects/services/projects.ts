@@ -9,6 +9,9 @@ import type { ResourceKind } from '../../../lib/resources/kinds';
 import type { Role } from '../../../lib/roles';
 import { nowIso } from '../../../lib/time';
 
+// A caller's projects with their role, in one indexed read (memberships by user, then each project by id).
+const MEMBER_PROJECTS_SQL = 'SELECT p.*, m.role AS membership_role FROM memberships m JOIN projects p ON p.id = m.project_id WHERE m.user_id = ?';
+
 export type ProjectWithRole = Project & { role: Role };
 
 export class ProjectsService {
@@ -19,10 +22,9 @@ export class ProjectsService {
      * and a pinned credential (an OAuth grant's choice) lists its projects only.
      */
     async list(userId: string, page: PageRequest & { projectId?: string | undefined; pinnedProjects: readonly string[] | null }): Promise<Page<ProjectWithRole>> {
-        const memberships = await this.reader.all<{ project_id: string; role: Role }>('SELECT project_id, role FROM memberships WHERE user_id = ?', [userId]);
-        const roles = new Map(memberships.map((membership) => [membership.project_id, membership.role]));
-        const ids = (page.projectId ? [page.projectId] : [...roles.keys()]).filter((id) => !page.pinnedProjects || page.pinnedProjects.includes(id));
-        return this.lists.byIds('projects', ids, page, (row) => Object.assign(Project.fromDatabaseJson(row), { role: roles.get(row.id as string)! }) as ProjectWithRole);
+        const rows = await this.reader.all<Record<string, unknown> & { id: string; membership_role: Role }>(MEMBER_PROJECTS_SQL, [userId]);
+        const reached = rows.filter((row) => (!page.projectId || row.id === page.projectId) && (!page.pinnedProjects || page.pinnedProjects.includes(row.id)));
+        return this.lists.pageOfAll(reached, page, ({ membership_role: role, ...row }): ProjectWithRole => Object.assign(Project.fromDatabaseJson(row), { role: role as Role }));
     }
 
     create(userId: string, name: string): Promise<Project> {

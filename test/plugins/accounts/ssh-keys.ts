@@ -26,7 +26,7 @@ function rsaPublicKey(bits: number): string {
     const jwk = publicKey.export({ format: 'jwk' });
     const mpint = (b64: string) => {
         const raw = Buffer.from(b64, 'base64url');
-        return field(raw[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), raw]) : raw);
+        return field(raw[0] & 0x80 ? Buffer.concat([Buffer.from([0]), raw]) : raw);
     };
 
     return `ssh-rsa ${Buffer.concat([field(Buffer.from('ssh-rsa')), mpint(jwk.e!), mpint(jwk.n!)]).toString('base64')} rsa@host`;
@@ -57,7 +57,7 @@ describe('SSH keys', () => {
         expect(res.result.name).to.equal('ada@laptop');
         expect(res.result.publicKey).to.equal(line.split(' ').slice(0, 2).join(' '));
 
-        const blob = Buffer.from(line.split(' ')[1]!, 'base64');
+        const blob = Buffer.from(line.split(' ')[1], 'base64');
         expect(res.result.fingerprint).to.equal(`SHA256:${Crypto.createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`);
         if (hasSshKeygen()) {
             const file = Path.join(Fs.mkdtempSync(Path.join(Os.tmpdir(), 'ssh-')), 'key.pub');

@@ -95,7 +95,7 @@ describe('apps', () => {
         expect(values(await call('GET', url, owner.session))).to.equal([['DATABASE_URL', 'postgres://u:hunter2pass@db/app', true], ['PLAIN', 'x', true]]);
         expect(values(await call('GET', url, viewer.session))).to.equal([['DATABASE_URL', null, true], ['PLAIN', null, true]]);
         expect(values(await call('GET', url, (await createKey(instance.server, owner, ['apps:read'])).token))).to.equal([['DATABASE_URL', null, true], ['PLAIN', null, true]]);
-        expect(values(await call('GET', url, (await createKey(instance.server, owner, ['apps:read', 'apps:write'])).token))[0]![1]).to.equal('postgres://u:hunter2pass@db/app');
+        expect(values(await call('GET', url, (await createKey(instance.server, owner, ['apps:read', 'apps:write'])).token))[0][1]).to.equal('postgres://u:hunter2pass@db/app');
     });
 
     it('scales within the plan\'s bounds and refuses beyond them with 409', async () => {

@@ -108,7 +108,8 @@ describe('app deployments (records driver)', () => {
 
 describe('a deployment in flight when the server is killed', () => {
 
-    it('is finished by the server that comes back', async () => {
+    // Two servers start here, one of them a forked process compiling the sources as it loads: slow on a busy machine.
+    it('is finished by the server that comes back', { timeout: 240_000 }, async () => {
         const first = await testServer({ runtime: { driver: 'records', recordsStepDelayMs: 300 } });
         const owner = await register(first.server, 'killed');
         const app = await createApp(first.server, owner);
@@ -139,7 +140,8 @@ describe('a deployment in flight when the server is killed', () => {
             second.server.plugins['hostless-jobs'].queue.start();
             const settled = await deploymentSettled(second.server, owner, app.name, created.id);
             expect(settled.status).to.equal('live');
-            const job = await knex('jobs').where({ idempotency_key: `deployment:${created.id}` }).first();
+            // The deployment goes live inside the job; the job's own row is marked a moment after its handler returns.
+            const job = await eventually(async () => await knex('jobs').where({ idempotency_key: `deployment:${created.id}` }).first(), (row) => row.status !== 'running', 'the job to finish');
             expect(job).to.include({ status: 'succeeded', attempts: 2 });
             const logs = await caller(() => second.server)('GET', `/v1/apps/${app.name}/deployments/${created.id}/logs`, owner.session);
             expect(logs.result.filter((line: { message: string }) => line.message.startsWith(`Build of ${created.id} started`))).to.have.length(2);

@@ -66,6 +66,22 @@ describe('app logs, metrics and traces', () => {
             expect(await messages('?q=1%25'), 'a % in the text is no wildcard').to.equal([]);
         });
 
+        it('finds an app\'s matches written before, between and after another app\'s, and none of the other\'s', async () => {
+            const knex = instance.server.app.knex;
+            const other = await createApp(instance.server, owner);
+            const write = (resource: { id: string; projectId: string }, offsetMs: number, message: string) => knex('log_lines')
+                .insert({ resource_id: resource.id, project_id: resource.projectId, stream: 'runtime', level: 'info', message, timestamp: iso(offsetMs) });
+            await write(other, -900, 'upstream-timeout from the other app, first');
+            await write(app, -800, 'upstream-timeout one');
+            await write(other, -700, 'upstream-timeout from the other app, between');
+            await write(app, -600, 'upstream-timeout two');
+            await write(other, -500, 'upstream-timeout from the other app, last');
+            expect(await messages('?q=upstream-timeout')).to.equal(['upstream-timeout two', 'upstream-timeout one']);
+            const others = await call('GET', `/v1/apps/${other.name}/logs?q=UPSTREAM-timeout`, owner.session);
+            expect(others.result.map((line: { message: string }) => line.message)).to.equal(['upstream-timeout from the other app, last', 'upstream-timeout from the other app, between', 'upstream-timeout from the other app, first']);
+            await knex('log_lines').whereIn('resource_id', [app.id, other.id]).andWhere('message', 'like', 'upstream-timeout%').delete();
+        });
+
         it('refuses a limit over 500, an unknown level and a malformed time', async () => {
             for (const query of ['?limit=501', '?level=fatal', '?since=yesterday']) {
                 expect((await call('GET', `/v1/apps/${app.name}/logs${query}`, owner.session)).statusCode, query).to.equal(400);

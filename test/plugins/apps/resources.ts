@@ -121,7 +121,7 @@ describe('app domains, collaborators, worker processes and cron jobs', () => {
             await joinProject(instance.server, owner, team.id, contractor, 'viewer');
             expect(await collaborators(app.name)).to.equal([]);
             expect(await collaborators(other.name), 'the invitation to another app of the project ends too').to.equal([]);
-            expect((await call('POST', `/v1/users/me/invitations/${pending!.id}/accept`, contractor.session)).statusCode).to.equal(404);
+            expect((await call('POST', `/v1/users/me/invitations/${pending.id}/accept`, contractor.session)).statusCode).to.equal(404);
             expect((await call('PATCH', `/v1/apps/${app.name}`, contractor.session, { buildCommand: 'evil' })).statusCode, 'a viewer now').to.equal(403);
 
             expect((await call('DELETE', `/v1/projects/${team.id}/members/${contractor.id}`, owner.session)).statusCode).to.equal(204);
@@ -152,7 +152,7 @@ describe('app domains, collaborators, worker processes and cron jobs', () => {
 
             const [invitation] = await invitationsOf(collaborator);
             expect(invitation).to.include({ resourceType: 'app', resourceName: app.name, projectId: owner.projectId, role: null, permissions: ['view'] });
-            expect((await call('POST', `/v1/users/me/invitations/${invitation!.id}/accept`, collaborator.session)).statusCode).to.equal(200);
+            expect((await call('POST', `/v1/users/me/invitations/${invitation.id}/accept`, collaborator.session)).statusCode).to.equal(200);
             const [granted] = await collaborators(app.name);
             expect(granted).to.include({ userId: collaborator.id, email: collaborator.email, permissions: ['view'], status: 'active', expiresAt: null });
 

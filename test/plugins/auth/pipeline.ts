@@ -62,7 +62,7 @@ describe('access pipeline', () => {
                     socket.write(`GET /v1/widgets HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${ownerKey}\r\nAuthorization: Bearer other\r\nConnection: close\r\n\r\n`);
                 });
                 let raw = '';
-                socket.on('data', (chunk) => raw += chunk);
+                socket.on('data', (chunk: Buffer) => raw += chunk.toString());
                 socket.on('end', () => resolve({ code: Number(raw.split(' ')[1]), body: raw.slice(raw.indexOf('\r\n\r\n') + 4) }));
                 socket.on('error', reject);
             });
@@ -127,7 +127,7 @@ describe('access pipeline', () => {
             const readOnly = (await createKey(host.server, owner, ['apps:read'])).token;
             const big = JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) });
             for (const [payload, type] of [[big, 'application/json'], ['name=x', 'text/plain'], ['{"name":', 'application/json']]) {
-                const res = await call('POST', '/v1/widgets', readOnly, payload, { 'content-type': type! });
+                const res = await call('POST', '/v1/widgets', readOnly, payload, { 'content-type': type });
                 expect(res.statusCode).to.equal(403);
                 expect(res.result.message).to.equal('Missing required scope(s): apps:write');
             }

@@ -4,7 +4,7 @@ import * as Lab from '@hapi/lab';
 import { caller, register, type TestUser } from '../../helpers/api';
 import { eventually } from '../../helpers/apps';
 import { manualClock, type ManualClock } from '../../helpers/clock';
-import { postgresUrl, testDatabase, testServer, type TestDatabase, type TestServer } from '../../helpers/server';
+import { postgresUrl, serversSharingPostgres, testServer, type TestServer } from '../../helpers/server';
 
 // The scheduler with a clock the tests move (nothing here sleeps until a due time): each due time produces exactly
 // one run however many ticks race for it, a paused job never fires, and after a restart the due times missed while
@@ -226,25 +226,11 @@ describe('the scheduler of a server that runs background work (JOBS_MODE=all)', 
 
 describe('the scheduler on PostgreSQL, in two servers on one database', { skip: !postgresUrl }, () => {
 
-    let db: TestDatabase;
-    let servers: TestServer[];
     const clock = manualClock('2026-01-05T10:00:30.000Z');
-
-    before(async () => {
-        db = await testDatabase({ postgres: true });
-        servers = [await testServer({ database: db.database }, { clock }), await testServer({ database: db.database }, { clock })];
-    });
-
-    after(async () => {
-        for (const server of servers ?? []) {
-            await server.stop();
-        }
-
-        await db?.stop();
-    });
+    const pair = serversSharingPostgres({ before, after }, clock);
 
     it('claims every due time of every job once between them', async () => {
-        const [a, b] = servers as [TestServer, TestServer];
+        const [a, b] = pair.servers;
         const owner = await register(a.server, 'two-servers');
         const call = caller(() => a.server);
         const jobs: string[] = [];
@@ -267,7 +253,7 @@ describe('the scheduler on PostgreSQL, in two servers on one database', { skip: 
         }
 
         expect(claimed).to.equal(Array(10).fill(jobs.length));
-        const rows = await db.knex('cron_runs').whereIn('job_id', jobs).select('job_id', 'scheduled_for');
+        const rows = await pair.db.knex('cron_runs').whereIn('job_id', jobs).select('job_id', 'scheduled_for');
         expect(rows).to.have.length(10 * jobs.length);
         const pairs = new Set(rows.map((row) => `${row.job_id} ${row.scheduled_for}`));
         expect(pairs.size).to.equal(rows.length);

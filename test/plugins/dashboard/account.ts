@@ -26,7 +26,7 @@ describe('dashboard accounts', () => {
         await instance?.stop();
     });
 
-    const sealed = async (visitor: Visitor) => Iron.unseal(visitor.cookies.get('hostless_session')!, dashboardCookiePassword(instance.config), Iron.defaults) as Promise<any>;
+    const sealed = async (visitor: Visitor) => Iron.unseal(visitor.cookies.get('hostless_session')!, dashboardCookiePassword(instance.config), Iron.defaults);
     const seal = async (visitor: Visitor, data: object) => visitor.cookies.set('hostless_session', await Iron.seal(data, dashboardCookiePassword(instance.config), Iron.defaults));
 
     it('signs up through the API and signs in: the account works, its personal project is listed, its email shown', async () => {

@@ -34,7 +34,7 @@ describe('dashboard notifications', () => {
         expect(res.statusCode).to.equal(200);
         expect(res.payload).to.contain('<input type="checkbox" id="category-security" checked disabled aria-describedby="category-security-hint">');
         expect(res.payload).to.contain('<input type="checkbox" name="categories" value="projects" id="category-projects" checked aria-describedby="category-projects-hint">');
-        expect(pageText(res.payload)).to.contain('security messages (always sent) Sign-ins from a new address and new API keys on your account.');
+        expect(pageText(res.payload)).to.contain('security messages (always sent) Sign-ins from a new address, and API keys created, rolled, leaked, used from a new address or about to expire.');
         expect(res.payload).to.contain('<a href="/dashboard/account/notifications" aria-current="page">Notifications</a>');
     });
 

@@ -35,7 +35,7 @@ describe('dashboard projects', () => {
         await visitor.get('/dashboard/projects');
         const res = await visitor.post('/dashboard/projects', { name });
         expect(res.statusCode).to.equal(302);
-        return /^\/dashboard\/projects\/(prj_[0-9A-Za-z]+)$/.exec(res.headers.location as string)![1]!;
+        return /^\/dashboard\/projects\/(prj_[0-9A-Za-z]+)$/.exec(res.headers.location as string)![1];
     };
 
     it('creates a team project, lists it, and renames it', async () => {
@@ -76,7 +76,7 @@ describe('dashboard projects', () => {
         const guest = await signIn(grace);
         const invitations = await guest.get('/dashboard/invitations');
         expect(pageText(invitations.payload)).to.contain('the project Team developer dash');
-        const id = /\/dashboard\/invitations\/(inv_[0-9A-Za-z]{16})\/accept/.exec(invitations.payload)![1]!;
+        const id = /\/dashboard\/invitations\/(inv_[0-9A-Za-z]{16})\/accept/.exec(invitations.payload)![1];
         const accepted = await guest.post(`/dashboard/invitations/${id}/accept`);
         expect(accepted.headers.location).to.equal(`/dashboard/projects/${projectId}`);
         expect(pageText((await guest.get(accepted.headers.location as string)).payload)).to.contain('Team You joined the project Team as developer. team project · your role: developer');
@@ -109,7 +109,7 @@ describe('dashboard projects', () => {
         expect(pageText((await visitor.get(`/dashboard/projects/${projectId}`)).payload)).to.contain('If nobody@example.test has an account, they are invited as viewer: they become a member when they accept.');
         await visitor.post(`/dashboard/projects/${projectId}/members`, { email: grace.email, role: 'viewer' });
         const page = await visitor.get(`/dashboard/projects/${projectId}`);
-        const id = /\/invitations\/(inv_[0-9A-Za-z]{16})\/cancel/.exec(page.payload)![1]!;
+        const id = /\/invitations\/(inv_[0-9A-Za-z]{16})\/cancel/.exec(page.payload)![1];
         const withdrawn = await visitor.post(`/dashboard/projects/${projectId}/invitations/${id}/cancel`);
         expect(withdrawn.headers.location).to.equal(`/dashboard/projects/${projectId}`);
         expect(pageText((await visitor.get(`/dashboard/projects/${projectId}`)).payload)).to.contain('The invitation is withdrawn. ');
@@ -118,7 +118,7 @@ describe('dashboard projects', () => {
         expect(again.statusCode).to.equal(404);
         expect(pageText(again.payload)).to.contain('Invitation not found');
 
-        const me = /\/members\/(usr_[0-9A-Za-z]+)\/role/.exec(again.payload)![1]!;
+        const me = /\/members\/(usr_[0-9A-Za-z]+)\/role/.exec(again.payload)![1];
         const demoted = await visitor.post(`/dashboard/projects/${projectId}/members/${me}/role`, { role: 'viewer' });
         expect(demoted.statusCode).to.equal(409);
         expect(pageText(demoted.payload)).to.contain('A project must keep at least one owner');
@@ -275,7 +275,7 @@ describe('dashboard projects', () => {
         it('lists each kind\'s resources with their status, and shows a list\'s refusal in its place', async () => {
             const { visitor, email, password } = await signedUp(mounted.server);
             await visitor.get('/dashboard/projects');
-            const projectId = /href="\/dashboard\/projects\/(prj_[0-9A-Za-z]+)"/.exec(visitor.last!.payload)![1]!;
+            const projectId = /href="\/dashboard\/projects\/(prj_[0-9A-Za-z]+)"/.exec(visitor.last!.payload)![1];
             const api = await login(mounted.server, { email, password });
             const created = await mounted.server.inject({ method: 'POST', url: '/v1/apps', headers: { authorization: api.session }, payload: { name: `web-${projectId.slice(4, 10).toLowerCase()}`, projectId } });
             expect(created.statusCode).to.equal(201);

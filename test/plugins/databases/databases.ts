@@ -3,7 +3,7 @@ import * as Net from 'node:net';
 import * as Code from '@hapi/code';
 import * as Lab from '@hapi/lab';
 
-import { caller, collaborate, createKey, register, type TestUser } from '../../helpers/api';
+import { caller, collaborate, register, type TestUser } from '../../helpers/api';
 import { createApp, deploymentSettled, eventually } from '../../helpers/apps';
 import { dump } from '../../helpers/db';
 import { testServer, type TestServer } from '../../helpers/server';

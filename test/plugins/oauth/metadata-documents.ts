@@ -68,7 +68,7 @@ describe('OAuth clients identified by a metadata document', () => {
 
     it('shows a page, never a redirect, for a document that names another client or cannot be fetched', async () => {
         for (const [id, text] of [[`${host.url}/impostor.json`, 'names another client_id'], [`${host.url}/missing.json`, 'status 404'], ['https://127.0.0.1:1/client.json', 'could not be fetched']]) {
-            const res = await authorize(instance.server, authorizeParams(id!, pkce(), { redirect_uri: redirect }));
+            const res = await authorize(instance.server, authorizeParams(id, pkce(), { redirect_uri: redirect }));
             expect(res.statusCode, id).to.equal(400);
             expect(res.headers.location).to.not.exist();
             expect(res.payload, id).to.include(text);

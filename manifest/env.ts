@@ -1,0 +1,85 @@
+// The environment as manifest/config.ts's schema leaves it: defaults applied, numbers and booleans converted, the
+// comma lists split. One type, so every section reads named, typed settings.
+import type { RuntimeEnv } from './config-sections';
+
+export interface Env extends RuntimeEnv {
+    NODE_ENV?: string;
+    HOST: string;
+    PORT: number;
+    MCP_PORT: number;
+    PUBLIC_URL?: string;
+    MCP_PUBLIC_URL?: string;
+    API_BASE_URL?: string;
+    DATA_DIR: string;
+    DATABASE_URL?: string;
+    REDIS_URL?: string;
+    REDIS_PREFIX: string;
+    RATE_LIMIT_CREDENTIAL: string;
+    RATE_LIMIT_SIGN_IN: string;
+    RATE_LIMIT_SIGN_UP: string;
+    SESSION_SECRET?: string;
+    ENCRYPTION_KEY?: string;
+    SIGNUP_ENABLED: boolean;
+    PASSWORD_HASH_COST: number;
+    JOBS_MODE: 'all' | 'api' | 'worker';
+    JOB_CONCURRENCY: number;
+    SECURITY_EVENT_RETENTION_DAYS: number;
+    OUTBOUND_ALLOWLIST: string;
+    GITHUB_URL: string;
+    GITHUB_API_URL?: string;
+    GITHUB_CLIENT_ID?: string;
+    GITHUB_CLIENT_SECRET?: string;
+    GITLAB_URL: string;
+    GITLAB_CLIENT_ID?: string;
+    GITLAB_CLIENT_SECRET?: string;
+    BITBUCKET_EDITION: 'cloud' | 'datacenter';
+    BITBUCKET_URL: string;
+    BITBUCKET_API_URL?: string;
+    BITBUCKET_CLIENT_ID?: string;
+    BITBUCKET_CLIENT_SECRET?: string;
+    SLACK_WEBHOOK_HOSTS: string;
+    JOB_LEASE_MS?: number;
+    PRICE_LIST_FILE?: string;
+    DNS_SERVERS: string;
+    REVIEW_APP_HOURS: number;
+    MCP_READ_ONLY: boolean;
+    MCP_ADMIN_TOOLS_ENABLED: boolean;
+    MCP_DEVELOPER_TOOLS_ENABLED: boolean;
+    MCP_CONTEXT_TOOLS_ENABLED: boolean;
+    MCP_ALLOWED_TOOLS?: string[];
+    MCP_ALLOWED_ORIGINS?: string[];
+    MCP_PROJECT_ID?: string;
+    OAUTH_ASSISTANT_CLIENT_ID: string;
+    OAUTH_ASSISTANT_CLIENT_NAME: string;
+    OAUTH_ASSISTANT_REDIRECT_PREFIXES: string[];
+    OAUTH_CLAUDE_CLIENT_ID: string;
+    OAUTH_CLAUDE_CLIENT_SECRET?: string;
+    OAUTH_METADATA_DOCUMENTS: boolean;
+    SMTP_URL?: string;
+    SMTP_FROM?: string;
+    NOTIFICATION_RETENTION_DAYS: number;
+    SITES_DOMAIN: string;
+    EDGE_FLUSH_MS: number;
+    DATABASE_PROVISIONER_URL?: string;
+    DATABASE_PROVISIONER_PUBLIC_HOST?: string;
+    DATABASE_PROVISIONER_BIN_DIR?: string;
+    DATABASE_IMPORT_TIMEOUT_MS: number;
+    VM_DRIVER: 'records';
+    VM_CATALOGUE_FILE?: string;
+    TRUSTED_PROXIES: string[];
+    API_KEY_MAX_LIFETIME_DAYS?: number;
+    SECRET_SCANNING_KEYS_URL: string;
+    STRIPE_API_URL: string;
+    STRIPE_SECRET_KEY?: string;
+    STRIPE_WEBHOOK_SECRET?: string;
+    PAYSTACK_API_URL: string;
+    PAYSTACK_SECRET_KEY?: string;
+    MCP_TEST_DATA_ENABLED: boolean;
+    MCP_TEST_DATA_USER_IDS?: string;
+    TEST_DATA_ENVIRONMENTS?: string;
+    TEST_DATA_DASHBOARD_ENABLED: boolean;
+}
+
+/** The client id and secret settings of one Git host. */
+export type GitHostName = 'GITHUB' | 'GITLAB' | 'BITBUCKET';
+export const clientSettings = (env: Env, host: GitHostName) => ({ id: env[`${host}_CLIENT_ID`], secret: env[`${host}_CLIENT_SECRET`] });
