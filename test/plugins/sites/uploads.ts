@@ -8,6 +8,7 @@ import * as Lab from '@hapi/lab';
 
 import { ArchiveRefusal, readArchive } from '../../../lib/archives';
 import { caller, joinProject, register, type TestUser } from '../../helpers/api';
+import { eventually } from '../../helpers/apps';
 import { testServer, type TestServer } from '../../helpers/server';
 import { createSiteFromUpload, edgeRequest, siteLive, tarGz, uploadForm, zip } from '../../helpers/sites';
 
@@ -166,9 +167,10 @@ describe('site uploads', () => {
             deployments.push(added.result.id);
         }
 
+        // The release is housekeeping after the deployment went live (in the same job, after its commit).
         const knex = instance.server.app.knex;
+        await eventually(async () => (await knex('site_builds').where({ deployment_id: deployments[0] }).first()).pruned, (pruned) => !!pruned, 'the oldest build released');
         expect(await knex('deployment_files').where({ deployment_id: deployments[0] }).first()).to.not.exist();
-        expect(!!(await knex('site_builds').where({ deployment_id: deployments[0] }).first()).pruned).to.be.true();
         expect(!!(await knex('site_builds').where({ deployment_id: deployments[1] }).first()).pruned).to.be.false();
         const rerun = await call('POST', `/v1/sites/${name}/deployments/${deployments[0]}/rerun`, owner.session);
         expect(rerun.statusCode).to.equal(409);
