@@ -82,6 +82,8 @@ export interface DeploymentAdapter<R extends RuntimeResource = RuntimeResource> 
     prepare?(trx: Knex.Transaction, resource: R, deployment: Deployment, input: TriggerInput): Promise<void>;
     /** A deployment of a review lane went live or failed (the main lane moves the resource itself). */
     onReview?(trx: Knex.Transaction, deployment: Deployment, outcome: 'live' | 'failed'): Promise<void>;
+    /** A deployment of the main lane went live, in that transaction: what must move with it (billing's allocations). */
+    onLive?(trx: Knex.Transaction, resource: R, deployment: Deployment): Promise<void>;
     /** After a deployment settled and its transaction committed (housekeeping: old releases, stored files). */
     settled?(deployment: Deployment, outcome: 'live' | 'failed' | 'superseded'): Promise<void>;
 }
@@ -247,6 +249,8 @@ export class DeploymentEngine {
             if (current && !current.liveDeploymentId) {
                 await this.options.allocation.record(trx, refOf(deployment.resourceType, current), 'started', { running: true, instances: deployment.config.instances, plan: deployment.config.plan });
             }
+
+            await adapter.onLive?.(trx, current ?? resource, deployment);
 
             return 'live';
         });

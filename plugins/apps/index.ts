@@ -48,12 +48,7 @@ export const appsPlugin = runtimeFamilyPlugin<App, AppsPluginOptions>({
             onReview: (trx, deployment, outcome) => reviewApps.settled(trx, deployment, outcome),
             // Billing's allocation history of the app's processes and cron jobs follows the app's.
             hooks: {
-                settled: async (deployment, outcome) => {
-                    const app = outcome === 'live' && !deployment.reviewAppId ? await App.query(knex).findById(deployment.resourceId) : undefined;
-                    if (app) {
-                        await appProcessesLive(knex, allocation, app);
-                    }
-                },
+                onLive: (trx, app) => appProcessesLive(trx, allocation, app),
                 beforeRemove: async (trx, app) => {
                     await appProcessesRemoved(trx, allocation, app);
                     await cronJobs.appRemoved(trx, app);

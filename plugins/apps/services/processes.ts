@@ -70,20 +70,18 @@ export class ProcessesService {
     }
 }
 
-/** A deployment of the app went live: its processes not running yet start, on the app's plan as it is now. */
-export async function appProcessesLive(knex: Knex, allocation: Allocation, app: App): Promise<void> {
-    await knex.transaction(async (trx) => {
-        for (const process of await AppProcess.query(trx).where({ app_id: app.id })) {
-            const last = await trx<{ resource_id: string; running: number | boolean; plan: string | null; seq: number }>('allocation_events')
-                .where({ resource_id: process.id }).orderBy('seq', 'desc').first('running', 'plan');
-            if (!last?.running) {
-                await allocation.record(trx, refOfProcess(app, process), 'started', { running: true, instances: process.instances, plan: app.plan });
-            }
-            else if (last.plan !== app.plan) {
-                await allocation.record(trx, refOfProcess(app, process), 'plan', { plan: app.plan });
-            }
+/** A deployment of the app went live (in its transaction): its processes not running yet start, on the app's plan as it is now. */
+export async function appProcessesLive(trx: Knex.Transaction, allocation: Allocation, app: App): Promise<void> {
+    for (const process of await AppProcess.query(trx).where({ app_id: app.id })) {
+        const last = await trx<{ resource_id: string; running: number | boolean; plan: string | null; seq: number }>('allocation_events')
+            .where({ resource_id: process.id }).orderBy('seq', 'desc').first('running', 'plan');
+        if (!last?.running) {
+            await allocation.record(trx, refOfProcess(app, process), 'started', { running: true, instances: process.instances, plan: app.plan });
         }
-    });
+        else if (last.plan !== app.plan) {
+            await allocation.record(trx, refOfProcess(app, process), 'plan', { plan: app.plan });
+        }
+    }
 }
 
 /** The app is being deleted: its processes end with it, in its transaction. */
