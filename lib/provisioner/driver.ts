@@ -25,6 +25,16 @@ export interface DatabaseCredentials {
     password: string;
 }
 
+/** The purpose a database's credentials are sealed under (lib/crypto.ts deriveKey): the databases plugin seals, linked
+ * resources' processes open. */
+export const CREDENTIALS_KEY_PURPOSE = 'database-credentials';
+
+/** The credentials as one `postgresql://` URL (what `details` shows, and what linked resources get in their environment). */
+export function connectionString(credentials: DatabaseCredentials): string {
+    const { host, port, database, username, password } = credentials;
+    return `postgresql://${encodeURIComponent(username)}:${encodeURIComponent(password)}@${host.includes(':') ? `[${host}]` : host}:${port}/${encodeURIComponent(database)}`;
+}
+
 /** An import source whose host passed the outbound destination rules: `address` is the checked address to connect to. */
 export interface ImportSource {
     host: string;

@@ -1,6 +1,8 @@
 import * as Boom from '@hapi/boom';
 import type { Knex } from 'knex';
 
+import { decryptSecret } from '../crypto';
+import { connectionString, type DatabaseCredentials } from '../provisioner/driver';
 import { nowIso } from '../time';
 import type { ResourceRef } from './model';
 
@@ -17,6 +19,8 @@ export interface LinkedResource {
 }
 
 export class DatabaseLinks {
+    constructor(private readonly credentialsKey: Buffer) { }
+
     /** Makes `names` the resource's linked databases, in the caller's transaction. */
     async set(trx: Knex.Transaction, resource: ResourceRef, names: readonly string[]): Promise<void> {
         const found: Array<{ id: string; name: string }> = names.length
@@ -43,6 +47,26 @@ export class DatabaseLinks {
     async names(db: Knex | Knex.Transaction, resource: ResourceRef): Promise<string[]> {
         return db('database_links as l').join('databases as d', 'd.id', 'l.database_id')
             .where({ 'l.resource_type': resource.type, 'l.resource_id': resource.id }).orderBy('d.name').pluck('d.name');
+    }
+
+    /**
+     * What the databases a deployment linked (`names`, of its project) give its processes, read when they start so that
+     * they reach each database as it is now: `DATABASE_URL_<NAME>` for each one with a connection (the name upper-cased,
+     * `-` as `_`), and `DATABASE_URL` when exactly one is linked. A database the records provisioner made has no
+     * connection and gives nothing; one being deleted gives nothing.
+     */
+    async environment(db: Knex, projectId: string, names: readonly string[]): Promise<Record<string, string>> {
+        if (!names.length) {
+            return {};
+        }
+
+        const rows: Array<{ name: string; credentials: string | null }> = await db('databases').where({ project_id: projectId }).whereIn('name', names)
+            .whereNot('status', 'deleting').whereNotNull('credentials').orderBy('name').select('name', 'credentials');
+        const urls = rows.map((row) => [row.name, connectionString(JSON.parse(decryptSecret(row.credentials!, this.credentialsKey)) as DatabaseCredentials)] as const);
+        return {
+            ...Object.fromEntries(urls.map(([name, url]) => [`DATABASE_URL_${name.toUpperCase().replace(/-/g, '_')}`, url])),
+            ...(names.length === 1 && urls.length === 1 ? { DATABASE_URL: urls[0][1] } : {})
+        };
     }
 }
 

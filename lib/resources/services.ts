@@ -32,6 +32,7 @@ export interface RuntimeServicesOptions {
     queue: JobQueue;
     driver: RuntimeDriver;
     sealKey: Buffer;                                            // seals environment variable values and provider tokens
+    credentialsKey: Buffer;                                     // opens the databases' sealed credentials (linked databases' URLs)
     dns: DnsProbe;
     git: GitHostsSettings;
     outboundAllowlist: readonly string[];
@@ -72,7 +73,7 @@ export function createRuntimeServices(options: RuntimeServicesOptions): RuntimeS
     const logs = new LogStore(knex, reader);
     const envVars = new EnvVars(knex, options.sealKey);
     const allocation = new Allocation(options.clock ? () => options.clock!.now().toISOString() : undefined);
-    const links = new DatabaseLinks();
+    const links = new DatabaseLinks(options.credentialsKey);
     const events = options.events ?? new PlatformEvents();
     const deployments = new DeploymentEngine({
         knex, driver, logs, envVars, allocation, lists, links, events,

@@ -1,5 +1,5 @@
 import { deriveKey } from '../../lib/crypto';
-import type { DatabaseProvisioner } from '../../lib/provisioner/driver';
+import { CREDENTIALS_KEY_PURPOSE, type DatabaseProvisioner } from '../../lib/provisioner/driver';
 import { RecordsProvisioner } from '../../lib/provisioner/records';
 import { bindRoutes, type FamilyPlugin } from '../../lib/route-table';
 import { databasesTable } from '../../manifest/routes/databases';
@@ -24,7 +24,7 @@ export const databasesPlugin: FamilyPlugin<DatabasesPluginOptions> = {
         const { services } = server.plugins['hostless-resources'];
         const { queue } = server.plugins['hostless-jobs'];
         const databases = new DatabasesService({
-            services, queue, provisioner: options.provisioner, sealKey: deriveKey(options.encryptionKey, 'database-credentials')
+            services, queue, provisioner: options.provisioner, sealKey: deriveKey(options.encryptionKey, CREDENTIALS_KEY_PURPOSE)
         }, new RecordsProvisioner());
         const imports = new ImportsService(databases, options.outboundAllowlist);
 

@@ -1,4 +1,4 @@
-import type { DatabaseCredentials } from '../../lib/provisioner/driver';
+import { connectionString, type DatabaseCredentials } from '../../lib/provisioner/driver';
 import { DATABASE_TIERS } from '../../lib/provisioner/tiers';
 import type { Database, DatabaseImport } from './models/database';
 
@@ -25,16 +25,13 @@ export function serializeDatabase(database: Database) {
 
 export function details(database: Database, credentials: DatabaseCredentials | null, reveal: boolean, usedBytes: number | null) {
     const { host, port, database: name, username, password } = credentials ?? {} as Partial<DatabaseCredentials>;
-    const connectionString = credentials
-        ? `postgresql://${encodeURIComponent(username!)}:${encodeURIComponent(password!)}@${host!.includes(':') ? `[${host}]` : host}:${port}/${encodeURIComponent(name!)}`
-        : null;
     return {
         ...serializeDatabase(database),
         usedBytes,
         connection: credentials ? {
             host, port, database: name, username,
             password: reveal ? password : null,
-            connectionString: reveal ? connectionString : null,
+            connectionString: reveal ? connectionString(credentials) : null,
             set: true
         } : null
     };

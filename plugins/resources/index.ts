@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import { deriveKey } from '../../lib/crypto';
 import type { GitHostsSettings } from '../../lib/git/hosts';
 import { DnsProbe } from '../../lib/outside/dns-probe';
+import { CREDENTIALS_KEY_PURPOSE } from '../../lib/provisioner/driver';
 import { DEPLOY_JOB } from '../../lib/resources/deployments';
 import { VERIFY_JOB } from '../../lib/resources/domains';
 import { expireReview, REVIEW_EXPIRE_JOB } from '../../lib/resources/reviews';
@@ -41,6 +42,7 @@ export const resourcesPlugin: NamedPlugin<ResourcesPluginOptions> = {
             queue,
             driver: options.driver,
             sealKey: deriveKey(options.encryptionKey, 'secrets-at-rest'),
+            credentialsKey: deriveKey(options.encryptionKey, CREDENTIALS_KEY_PURPOSE),
             dns: new DnsProbe({ ...(options.dnsServers ? { servers: options.dnsServers } : {}) }),
             git: options.git,
             outboundAllowlist: options.outboundAllowlist,

@@ -30,7 +30,7 @@ export const runtimePlugin: NamedPlugin<RuntimePluginOptions> = {
         const onError = (err: unknown) => server.log(['error', 'runtime'], err as Error);
         const proxy = new UpstreamProxy({ traces: services.traces, flushMs: options.flushMs, onError });
         driver.attach({
-            knex: services.knex, logs: services.logs, metrics: services.metrics, envVars: services.envVars, git: services.git,
+            knex: services.knex, logs: services.logs, metrics: services.metrics, envVars: services.envVars, links: services.links, git: services.git,
             inflight: proxy.inflight, context: (owner, signal) => services.deployments.context(owner, signal), onError
         });
 

@@ -24,6 +24,7 @@ http.createServer((req, res) => {
         catch (err) { res.end(err.code); }
         return;
     }
+    if (url.pathname === '/databases') { res.setHeader('content-type', 'application/json'); res.end(JSON.stringify(Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('DATABASE_URL'))))); return; }
     if (url.pathname === '/warn') { console.error('something went wrong'); }
     if (url.pathname === '/slow') { setTimeout(() => res.end(JSON.stringify({ version: VERSION, slow: true })), Number(url.searchParams.get('ms'))); return; }
     if (url.pathname === '/grow') { globalThis.ballast = Buffer.alloc(Number(url.searchParams.get('mib')) * 1024 * 1024, 1); }

@@ -4,6 +4,8 @@ import * as Path from 'node:path';
 import * as Code from '@hapi/code';
 import * as Lab from '@hapi/lab';
 
+import { deriveKey, encryptSecret } from '../../lib/crypto';
+import { CREDENTIALS_KEY_PURPOSE } from '../../lib/provisioner/driver';
 import { caller, register, type TestUser } from '../helpers/api';
 import { createApp, deploymentSettled, eventually } from '../helpers/apps';
 import { leftovers, processRuntime, serverSource, testRepository, type TestRepository } from '../helpers/runtime';
@@ -240,6 +242,31 @@ describe('the process runtime', () => {
         const lines = logs.result.map((line: { message: string; level: string }) => `${line.level} ${line.message}`);
         expect(lines).to.include(['info report-start', 'error oops']);
         expect(lines.some((line: string) => /^error Exited with code 3 after \d+ ms$/.test(line))).to.be.true();
+    });
+
+    it('gives an app the URL of each database it links, read as the database is when its processes start', async () => {
+        // The records provisioner makes no database: these rows get the sealed credentials a real provisioner would
+        // leave (test/plugins/databases/postgres.ts makes them for real), sealed with the server's own key.
+        const sealed = (database: string) => encryptSecret(JSON.stringify({ host: '127.0.0.1', port: 5432, database, username: `u_${database}`, password: 'p@ss/word' }), deriveKey(instance.config.encryptionKey, CREDENTIALS_KEY_PURPOSE));
+        for (const name of ['orders-db', 'ledger']) {
+            expect((await call('POST', '/v1/databases', owner.session, { name, tier: 'standard' })).statusCode).to.equal(201);
+            await eventually(async () => (await call('GET', `/v1/databases/${name}/details`, owner.session)).result.status, (status) => status === 'available', name);
+            await instance.server.app.knex('databases').where({ name }).update({ credentials: sealed(name.replace('-', '_')) });
+        }
+
+        const app = await createApp(instance.server, owner, { repository: { provider: 'git', repo: repo.url, branch: 'main' }, startCommand: 'node server.js' });
+        expect((await call('PATCH', `/v1/apps/${app.name}`, owner.session, { databases: ['orders-db'] })).statusCode).to.equal(200);
+        expect((await deploy(app.name)).status).to.equal('live');
+        const orders = 'postgresql://u_orders_db:p%40ss%2Fword@127.0.0.1:5432/orders_db';
+        expect((await fetchApp(app.name, '/databases')).body).to.equal({ DATABASE_URL: orders, DATABASE_URL_ORDERS_DB: orders });
+
+        // Two linked: each by its name, no DATABASE_URL to guess from; the app's own variable of that name wins.
+        await call('PATCH', `/v1/apps/${app.name}`, owner.session, { databases: ['orders-db', 'ledger'], environmentVariables: { DATABASE_URL_LEDGER: 'mine' } });
+        expect((await deploy(app.name)).status).to.equal('live');
+        expect((await fetchApp(app.name, '/databases')).body).to.equal({ DATABASE_URL_LEDGER: 'mine', DATABASE_URL_ORDERS_DB: orders });
+        const details = await call('GET', '/v1/databases/orders-db/details', owner.session);
+        expect(details.result.connection.connectionString).to.equal(orders);
+        expect((await call('DELETE', `/v1/apps/${app.name}`, owner.session)).statusCode).to.be.within(200, 204);
     });
 
     it('refuses a deployment without source with what to connect', async () => {

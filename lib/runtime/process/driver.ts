@@ -11,6 +11,7 @@ import { DestinationPolicy } from '../../outside/destination';
 import { PLANS } from '../../plans';
 import { Deployment } from '../../resources/deployments';
 import type { EnvVars } from '../../resources/env-vars';
+import type { DatabaseLinks } from '../../resources/links';
 import type { LogStore } from '../../resources/logs';
 import type { MetricName, Metrics } from '../../resources/metrics';
 import { DeploymentFailure, type DriverContext, type DriverTarget, type RuntimeDriver } from '../driver';
@@ -56,6 +57,7 @@ export interface ProcessServices {
     logs: LogStore;
     metrics: Metrics;
     envVars: EnvVars;
+    links: DatabaseLinks;
     git: GitAccess | null;
     inflight: (instanceId: string) => number;
     context: (owner: { resourceType: string; resourceId: string; projectId: string; id?: string }, signal: AbortSignal) => DriverContext;
@@ -132,7 +134,7 @@ export class ProcessDriver implements RuntimeDriver {
         }
 
         await context.log('build', 'info', `Running the build command: ${target.buildCommand}`);
-        const env = this.environment(deployment, release);
+        const env = await this.environment(deployment, release);
         const limit = this.options.buildOutputBytes ?? 10 * MiB;
         let bytes = 0;
         let overflow = false;
@@ -220,7 +222,8 @@ export class ProcessDriver implements RuntimeDriver {
         const built = live && await Fs.stat(Path.join(this.options.dir, live.id, 'app')).then(() => true, () => false);
         const cwd = built ? Path.join(this.options.dir, live.id, 'app') : await users.folder(Path.join(this.options.dir, 'runs'), target.resourceId, user);
         const sealed = await services.envVars.sealed(services.knex, { type: target.resourceType, id: target.resourceId, projectId: '', name: target.name });
-        const env = { ...services.envVars.open(sealed), PATH: this.options.path, HOME: cwd };
+        const databases = live ? await services.links.environment(services.knex, live.projectId, live.config.databases ?? []) : {};
+        const env = { ...databases, ...services.envVars.open(sealed), PATH: this.options.path, HOME: cwd };
         const started = this.clock.now();
         await context.log('run', 'info', `Running \`${command}\`${built ? ` in release ${live.id}` : ''}`);
         let logged = Promise.resolve();
@@ -368,7 +371,7 @@ export class ProcessDriver implements RuntimeDriver {
 
         const base = {
             resource: { type: target.resourceType, id: target.resourceId, projectId: deployment.projectId, name: target.name }, deploymentId: deployment.id, cwd,
-            env: this.environment(deployment, release), user: await users.of(target.resourceId),
+            env: await this.environment(deployment, release), user: await users.of(target.resourceId),
             memoryLimitBytes: (this.options.memoryLimitMiB ?? PLANS[deployment.config.plan as keyof typeof PLANS]?.memoryMiB ?? 512) * MiB
         };
         const workers = target.resourceType === 'app' ? deployment.config.processes.filter((entry) => entry.instances > 0) : [];
@@ -396,9 +399,12 @@ export class ProcessDriver implements RuntimeDriver {
         return (await Deployment.query(this.use().services.knex).findById(id))!;
     }
 
-    /** The environment user code gets: the resource's variables as deployed, PATH, and HOME (its release folder). */
-    private environment(deployment: Deployment, release: string): Record<string, string> {
-        return { ...this.use().services.envVars.open(deployment.config.environment), PATH: this.options.path, HOME: release };
+    /** The environment user code gets: its linked databases' URLs, the resource's variables as deployed (which win over
+     * those), PATH, and HOME (its release folder). */
+    private async environment(deployment: Deployment, release: string): Promise<Record<string, string>> {
+        const { envVars, links, knex } = this.use().services;
+        const databases = await links.environment(knex, deployment.projectId, deployment.config.databases ?? []);
+        return { ...databases, ...envVars.open(deployment.config.environment), PATH: this.options.path, HOME: release };
     }
 
     /** Waits for a group to exit within a time limit (null: it was stopped at the limit or by the signal). */

@@ -110,6 +110,11 @@ describe('databases (postgres provisioner)', { skip: !pgBin }, () => {
         expect((await client.query('SELECT current_user AS who')).rows[0].who).to.equal(physical);
         await client.end();
         expect(await refused({ user: 'shop_reader', password: 'reader-Pa55word', database: physical }), 'another role').to.include('permission denied for database');
+
+        // What an app linking it gets in its processes' environment (the process runtime reads it when they start).
+        const project = (await call('GET', '/v1/databases/inventory/details', owner.session)).result.projectId as string;
+        const { links, knex } = instance.server.plugins['hostless-resources'].services;
+        expect(await links.environment(knex, project, ['inventory'])).to.equal({ DATABASE_URL: details.connection.connectionString, DATABASE_URL_INVENTORY: details.connection.connectionString });
     });
 
     it('shows the password to no key without databases:write and to no OAuth token, and keeps it out of lists and rows', async () => {
