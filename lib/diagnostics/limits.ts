@@ -14,7 +14,8 @@ export const DOMAINS_MAX = 2;
 /** The outcomes a diagnostic states instead of guessing. */
 export type Outcome = 'ok' | 'unavailable' | 'unsupported' | 'inconclusive';
 
-const size = (line: LogLine) => Buffer.byteLength(line.message) + 128;
+const LINE_OVERHEAD = 128;                                      // what a line costs beside its message
+const size = (line: LogLine) => Buffer.byteLength(line.message) + LINE_OVERHEAD;
 
 /** Lines up to LOGS_MAX_BYTES in all (messages are already cut at 32 KiB and marked): `capped` says more were left out. */
 export function capLogs(lines: readonly LogLine[]): { entries: LogLine[]; capped: boolean } {
@@ -43,4 +44,28 @@ export function tail(lines: readonly LogLine[], max = FAILURE_TAIL_BYTES): strin
     const cut = bytes.subarray(bytes.length - max).toString('utf8').replace(/^\uFFFD+/, '');
     const newline = cut.indexOf('\n');
     return newline >= 0 && newline < cut.length - 1 ? cut.slice(newline + 1) : cut;
+}
+
+/**
+ * A page of lines, oldest first, that the next page continues with `after` = `next` (the lines after that timestamp)
+ * without skipping a line: a page never ends inside a timestamp that may go on. When the last timestamp of a full page
+ * may go on, its lines are left to the next page; when every line of the page has that one timestamp, the page holds
+ * every line of it (more than `limit`, up to LOGS_MAX_BYTES). `read(since, until, limit)` reads the lines from `since`.
+ */
+export async function timestampPage(read: (since: Date | undefined, until: Date | undefined, limit: number) => Promise<LogLine[]>, after: Date | undefined, limit: number) {
+    const since = after ? new Date(after.getTime() + 1) : undefined;
+    let { entries, capped } = capLogs(await read(since, undefined, limit));
+    const full = capped || entries.length === limit;
+    if (full && entries.length) {
+        const last = entries[entries.length - 1].timestamp;
+        const cut = entries.findIndex((line) => line.timestamp === last);
+        if (cut > 0) {
+            entries = entries.slice(0, cut);
+        }
+        else {
+            ({ entries, capped } = capLogs(await read(new Date(last), new Date(last), LOGS_MAX_BYTES / LINE_OVERHEAD + 1)));
+        }
+    }
+
+    return { entries, capped, next: full && entries.length ? entries[entries.length - 1].timestamp : null };
 }

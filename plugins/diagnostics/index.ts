@@ -7,7 +7,7 @@ import { access } from '../../lib/access';
 import { compareDeployments, deploymentView, watchDeployment } from '../../lib/diagnostics/deployments';
 import { diagnoseDomains } from '../../lib/diagnostics/domains';
 import { auditEnvironment, compareEnvironments, current, recorded } from '../../lib/diagnostics/environment';
-import { capLogs, LIST_DEFAULT, LIST_MAX, LOGS_DEFAULT, LOGS_MAX, WATCH_BUDGET_MS, WATCH_MAX_SECONDS } from '../../lib/diagnostics/limits';
+import { capLogs, LIST_DEFAULT, LIST_MAX, LOGS_DEFAULT, LOGS_MAX, timestampPage, WATCH_BUDGET_MS, WATCH_MAX_SECONDS } from '../../lib/diagnostics/limits';
 import { preflight, type PreflightInput } from '../../lib/diagnostics/preflight';
 import { projectActivity, projectOverview } from '../../lib/diagnostics/project';
 import { databaseHealth, dependenciesOf, runtimeHealth, usageInsights } from '../../lib/diagnostics/resources';
@@ -17,6 +17,7 @@ import { LEVELS } from '../../lib/resources/logs';
 import { METRICS, metricRange, metricsQuery, type MetricName } from '../../lib/resources/metrics';
 import type { RuntimeResource } from '../../lib/resources/model';
 import type { RuntimeKind } from '../../lib/resources/spec';
+import type { LogStream } from '../../lib/runtime/driver';
 import { bindRoutes, route, type FamilyPlugin, type RouteHandlers } from '../../lib/route-table';
 import { fields } from '../../lib/validation';
 import { DIAGNOSTIC_KINDS, DIAGNOSTIC_ROUTE_GROUPS, DOMAIN_KINDS, diagnosticsTable, type DiagnosticGroup } from '../../manifest/routes/diagnostics';
@@ -116,12 +117,10 @@ export const diagnosticsPlugin: FamilyPlugin<DiagnosticsPluginOptions> = {
                             throw Boom.badRequest(`Build logs paginate by timestamp only ("after" and "limit"): ${refused.map((name) => `"${name}"`).join(', ')} ${refused.length > 1 ? 'are' : 'is'} not supported`);
                         }
 
-                        const { after, limit } = request.query;
-                        const lines = await services().logs.query({ resourceId: row.of(request).id, deploymentId: deployment.of(request).id, streams: ['build', 'release'], order: 'oldest' },
-                            { limit, ...(after ? { since: new Date(after.getTime() + 1) } : {}) });
-                        const { entries, capped } = capLogs(lines);
-                        const more = capped || entries.length === limit;
-                        return { outcome: 'ok', order: 'oldest', entries, count: entries.length, capped, next: more && entries.length ? entries[entries.length - 1].timestamp : null };
+                        const { after, limit } = request.query as { after?: Date; limit: number };
+                        const scope = { resourceId: row.of(request).id, deploymentId: deployment.of(request).id, streams: ['build', 'release'] as LogStream[], order: 'oldest' as const };
+                        const { entries, capped, next } = await timestampPage((since, until, max) => services().logs.query(scope, { limit: max, ...(since ? { since } : {}), ...(until ? { until } : {}) }), after, limit);
+                        return { outcome: 'ok', order: 'oldest', entries, count: entries.length, capped, next };
                     }
                 }),
                 [`${f}.metrics`]: route({
