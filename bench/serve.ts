@@ -27,3 +27,6 @@ export function serve(info: object, stop: () => Promise<void>): void {
 // The per-credential rate limit stays on, so every request pays for its counter as in a deployment, but with a limit
 // no bench reaches (the default, 600 a minute, would answer most of a round with 429).
 export const BENCH_RATE_LIMIT = '9999999/60';
+
+// The log search rounds read lines dated months back, which the default retention (30 days) would delete at start.
+export const BENCH_LOG_RETENTION_DAYS = '3650';

@@ -186,7 +186,8 @@ export function apiManifest(config: Config, knex: Knex, write: (line: string) =>
                     plugin: resourcesPlugin,
                     options: {
                         knex, encryptionKey: config.encryptionKey, driver, git: gitHostSettings(config),
-                        outboundAllowlist: config.outbound.allowlist, dnsServers: config.dnsServers, reservedNames: new HostRules(hostRules(config)).reservedNames(), allowFileGit: config.runtime.allowFileGit ?? false, ...(clock ? { clock } : {})
+                        outboundAllowlist: config.outbound.allowlist, dnsServers: config.dnsServers, reservedNames: new HostRules(hostRules(config)).reservedNames(), allowFileGit: config.runtime.allowFileGit ?? false,
+                        logRetentionDays: config.logRetentionDays, ...(clock ? { clock } : {})
                     }
                 },
                 { plugin: edgePlugin, options: { hosts: hostRules(config), dataDir: config.dataDir, flushMs: config.sites.flushMs } },

@@ -23,6 +23,7 @@ export const CONFIG_HINTS: Record<string, string> = {
     JOBS_MODE: 'all (API and workers), api (no workers) or worker (workers only)',
     JOB_CONCURRENCY: 'a number of jobs run at once, 1 to 64',
     SECURITY_EVENT_RETENTION_DAYS: 'a number of days, 1 to 3650',
+    LOG_RETENTION_DAYS: 'a number of days, 1 to 3650',
     GITHUB_URL: 'the GitHub web origin, e.g. https://github.example.com for GitHub Enterprise Server',
     GITHUB_API_URL: 'the GitHub API origin, e.g. https://github.example.com/api/v3 for GitHub Enterprise',
     GITHUB_CLIENT_ID: 'the client id of your GitHub OAuth app (set GITHUB_CLIENT_SECRET with it)',

@@ -59,6 +59,7 @@ export interface Config extends McpConfig {
     passwordCost: number;
     jobs: { mode: 'all' | 'api' | 'worker'; concurrency: number; leaseMs?: number };
     securityEventRetentionDays: number;
+    logRetentionDays: number;                                   // LOG_RETENTION_DAYS: log lines and cron runs
     outbound: { allowlist: string[] };
     github: GitHubConfig;
     gitlab: GitLabConfig;
@@ -122,6 +123,7 @@ const schema = Joi.object({
     JOBS_MODE: Joi.string().valid('all', 'api', 'worker').default('all'),
     JOB_CONCURRENCY: Joi.number().integer().min(1).max(64).default(4),
     SECURITY_EVENT_RETENTION_DAYS: Joi.number().integer().min(1).max(3650).default(365),
+    LOG_RETENTION_DAYS: Joi.number().integer().min(1).max(3650).default(30),
     OUTBOUND_ALLOWLIST: Joi.string().allow('').default(''),
     GITHUB_URL: url.default('https://github.com'),
     GITHUB_API_URL: url,
@@ -293,6 +295,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
         passwordCost: value.PASSWORD_HASH_COST,
         jobs: { mode: value.JOBS_MODE, concurrency: value.JOB_CONCURRENCY, ...(value.JOB_LEASE_MS ? { leaseMs: value.JOB_LEASE_MS } : {}) },
         securityEventRetentionDays: value.SECURITY_EVENT_RETENTION_DAYS,
+        logRetentionDays: value.LOG_RETENTION_DAYS,
         outbound: { allowlist: value.OUTBOUND_ALLOWLIST.split(',').map((entry) => entry.trim()).filter(Boolean) },
         ...gitHostSettings(value),
         slack: { webhookHosts: slackHosts(value.SLACK_WEBHOOK_HOSTS), allowHttpLoopback: false },

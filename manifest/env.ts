@@ -24,6 +24,7 @@ export interface Env extends RuntimeEnv {
     JOBS_MODE: 'all' | 'api' | 'worker';
     JOB_CONCURRENCY: number;
     SECURITY_EVENT_RETENTION_DAYS: number;
+    LOG_RETENTION_DAYS: number;
     OUTBOUND_ALLOWLIST: string;
     GITHUB_URL: string;
     GITHUB_API_URL?: string;

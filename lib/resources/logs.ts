@@ -117,6 +117,26 @@ export class LogStore {
         }));
     }
 
+    /**
+     * Deletes the lines whose timestamp is before `before`, in the order they were written, `batch` at a time (each its
+     * own statement, so no write waits long): it stops at the first batch that holds a line to keep, so a line written
+     * late with an old timestamp goes once the lines written before it have. Answers how many it deleted.
+     */
+    async prune(before: string, batch = 5000): Promise<number> {
+        let deleted = 0;
+        for (; ;) {
+            const rows: Array<{ seq: number; timestamp: string }> = await this.knex('log_lines').orderBy('seq').limit(batch).select('seq', 'timestamp');
+            const old = rows.filter((row) => row.timestamp < before).map((row) => row.seq);
+            if (old.length) {
+                deleted += await this.knex('log_lines').whereIn('seq', old).delete();
+            }
+
+            if (!old.length || old.length < rows.length || rows.length < batch) {
+                return deleted;
+            }
+        }
+    }
+
     async query(scope: LogScope, filters: LogFilters): Promise<LogLine[]> {
         const { sql, params } = this.statement(scope, filters);
         const rows = await this.reader.all<Row>(sql, params);

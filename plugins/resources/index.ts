@@ -5,9 +5,11 @@ import type { Knex } from 'knex';
 import { deriveKey } from '../../lib/crypto';
 import type { GitHostsSettings } from '../../lib/git/hosts';
 import { DnsProbe } from '../../lib/outside/dns-probe';
+import { periodicJob } from '../../lib/queue/periodic';
 import { CREDENTIALS_KEY_PURPOSE } from '../../lib/provisioner/driver';
 import { DEPLOY_JOB } from '../../lib/resources/deployments';
 import { VERIFY_JOB } from '../../lib/resources/domains';
+import { HISTORY_PRUNE_JOB, HISTORY_PRUNE_PERIOD_MS, pruneHistory } from '../../lib/resources/retention';
 import { expireReview, REVIEW_EXPIRE_JOB } from '../../lib/resources/reviews';
 import { createRuntimeServices } from '../../lib/resources/services';
 import type { RuntimeDriver } from '../../lib/runtime/driver';
@@ -27,6 +29,7 @@ export interface ResourcesPluginOptions {
     clock?: Clock;                                              // what the scheduler reads as now (default: the system's)
     reservedNames?: readonly string[];                          // names the edge's name space refuses
     allowFileGit?: boolean;                                     // file:// repositories may be named
+    logRetentionDays?: number;                                  // LOG_RETENTION_DAYS: log lines and finished cron runs (default 30)
 }
 
 export const resourcesPlugin: NamedPlugin<ResourcesPluginOptions> = {
@@ -64,6 +67,8 @@ export const resourcesPlugin: NamedPlugin<ResourcesPluginOptions> = {
 
         server.ext('onPreStop', () => services.scheduler.stop());
         queue.handle(REVIEW_EXPIRE_JOB, (payload: { reviewId: string }) => expireReview(options.knex, payload.reviewId));
+        const now = () => options.clock?.now().getTime() ?? Date.now();
+        server.ext('onPostStart', periodicJob(queue, HISTORY_PRUNE_JOB, HISTORY_PRUNE_PERIOD_MS, () => pruneHistory(options.knex, services.logs, options.logRetentionDays ?? 30, now())));
         server.expose('services', services);
     }
 };

@@ -51,6 +51,7 @@ export function testConfig(dataDir: string, overrides: Partial<Config> = {}): Co
         passwordCost: 1024,                                     // scrypt's cheapest sane cost: tests sign in thousands of times
         jobs: { mode: 'api', concurrency: 4 },                  // tests start workers themselves when they need them
         securityEventRetentionDays: 365,
+        logRetentionDays: 3650,                                 // tests write lines dated long ago: only the retention test prunes
         outbound: { allowlist: [] },
         github: { apiUrl: 'https://api.github.com', clientId: 'test-github-client', clientSecret: 'test-github-secret' },
         gitlab: { url: 'https://gitlab.com', clientId: 'test-gitlab-client', clientSecret: 'test-gitlab-secret' },
