@@ -1,3 +1,5 @@
+import type * as Http from 'node:http';
+
 import type { Lifecycle, Request, ResponseObject, ResponseToolkit } from '@hapi/hapi';
 
 import type { FastReader } from '../db/fast-reader';
@@ -13,9 +15,14 @@ import { notFoundPage } from './pages';
 // The interface, for a kind that serves on the edge:
 //   edge.provide('<kind>', provider)  a TargetProvider: (lookup) => the resource's current target, or null
 //   edge.serve('<target kind>', handler)  a TargetHandler for a kind of target; 'files' is built in (files.ts)
+//   edge.serveRaw('<target kind>', handler)  a RawHandler: answers on Node's request and response, before hapi
 // A target is a deployment's stored files (`files`) or a set of upstream instances to proxy to (`upstream`). A
 // handler answers with a hapi response (the edge measures it when it is sent), or answers on the raw request and
 // response itself (a proxy: `request.raw`), returns `h.abandon`, and calls `context.measure()` when it is done.
+// Once attached to the server's listener (`attach`), the edge looks up every tenant host before hapi sees the
+// request: a target with a raw handler is answered there, without building a hapi request or running its lifecycle,
+// and every other request goes on to hapi with what was looked up, so nothing is read twice.
+// server.inject never reaches the listener: there every target goes through the onRequest step.
 export interface EdgeResource {
     type: string;                                               // the kind: `site`, `app`
     id: string;
@@ -61,10 +68,21 @@ export interface EdgeContext {
     h: ResponseToolkit;
     path: string;                                               // the decoded path
     /** Records the request's outcome (once; later calls are ignored). The edge calls it for hapi responses. */
-    measure(outcome: { status: number; bytes: number }): void;
+    measure: (outcome: { status: number; bytes: number }) => void;
 }
 
 export type TargetHandler<T extends EdgeTarget = EdgeTarget> = (target: T, context: EdgeContext) => Promise<ResponseObject | symbol>;
+
+/** Node's request and response of a tenant request answered before hapi, and its measurement hook. */
+export interface RawExchange {
+    req: Http.IncomingMessage;
+    res: Http.ServerResponse;
+    measure: (outcome: { status: number; bytes: number }) => void;
+}
+
+export type RawHandler<T extends EdgeTarget = EdgeTarget> = (target: T, exchange: RawExchange) => unknown;
+
+type Resolved = { host: HostClass; target: EdgeTarget | null };
 
 export interface EdgeOptions {
     hosts: HostRules;
@@ -75,6 +93,10 @@ export interface EdgeOptions {
 export class Edge {
     private readonly providers = new Map<string, TargetProvider>();
     private readonly handlers = new Map<EdgeTarget['kind'], TargetHandler<never>>();
+    private readonly rawHandlers = new Map<EdgeTarget['kind'], RawHandler<never>>();
+    private readonly looked = new WeakMap<Http.IncomingMessage, Resolved>();        // looked up before hapi, for onRequest
+    private inflight = 0;                                       // requests answered by a raw handler, not yet closed
+    private idle: Array<() => void> = [];
 
     constructor(private readonly options: EdgeOptions) { }
 
@@ -98,24 +120,98 @@ export class Edge {
         this.handlers.set(kind, handler);
     }
 
-    /** What a host names: the platform (null target), or a tenant's resource and its current target (null: nothing live). */
-    async resolve(hostHeader: string | undefined): Promise<{ host: HostClass; target: EdgeTarget | null }> {
-        const host = this.options.hosts.classify(hostHeader);
-        if (host.kind === 'platform') {
-            return { host, target: null };
+    serveRaw<K extends EdgeTarget['kind']>(kind: K, handler: RawHandler<Extract<EdgeTarget, { kind: K }>>): void {
+        if (this.rawHandlers.has(kind)) {
+            throw new Error(`A raw edge handler for ${kind} targets is registered twice`);
         }
 
+        this.rawHandlers.set(kind, handler);
+    }
+
+    /** What a host names: the platform (null target), or a tenant's resource and its current target (null: nothing live). */
+    async resolve(hostHeader: string | undefined): Promise<Resolved> {
+        const host = this.options.hosts.classify(hostHeader);
+        return { host, target: host.kind === 'platform' ? null : await this.lookup(host, hostHeader) };
+    }
+
+    /**
+     * Takes over the HTTP server's `request` event: platform hosts go straight on to hapi's listener; a tenant's host
+     * is looked up first, and a target with a raw handler is answered there.
+     */
+    attach(listener: Http.Server): void {
+        const hapi = listener.listeners('request') as Array<(req: Http.IncomingMessage, res: Http.ServerResponse) => void>;
+        listener.removeAllListeners('request');
+        const dispatch = (req: Http.IncomingMessage, res: Http.ServerResponse) => {
+            for (const next of hapi) {
+                next.call(listener, req, res);
+            }
+        };
+
+        listener.on('request', (req: Http.IncomingMessage, res: Http.ServerResponse) => {
+            const host = this.rawHandlers.size ? this.options.hosts.classify(req.headers.host) : null;
+            if (!host || host.kind === 'platform') {
+                dispatch(req, res);
+                return;
+            }
+
+            const received = Date.now();
+            this.lookup(host, req.headers.host).then((target) => {
+                const raw = target && this.rawHandlers.get(target.kind);
+                const path = raw ? pathOf(req.url) : null;
+                if (!raw || path === null) {
+                    this.looked.set(req, { host, target });
+                    dispatch(req, res);
+                    return;
+                }
+
+                ++this.inflight;
+                res.once('close', () => this.settle());
+                const visitor = { address: req.socket.remoteAddress ?? '', userAgent: req.headers['user-agent'] ?? '' };
+                void (raw as RawHandler)(target, { req, res, measure: this.measurer(target, path, received, visitor) });
+            }, () => dispatch(req, res));               // hapi looks again and answers the failure as every request's
+        });
+    }
+
+    /** Resolves when the requests answered by raw handlers have ended, or after `timeoutMs`. */
+    drained(timeoutMs: number): Promise<void> {
+        return this.inflight === 0 ? Promise.resolve() : new Promise((resolve) => {
+            this.idle.push(resolve);
+            setTimeout(resolve, timeoutMs).unref();
+        });
+    }
+
+    private settle(): void {
+        if (--this.inflight === 0) {
+            const idle = this.idle;
+            this.idle = [];
+            idle.forEach((resolve) => resolve());
+        }
+    }
+
+    /** A tenant host's current target: its resource by name or verified custom domain, then the kind's provider. */
+    private async lookup(host: Exclude<HostClass, { kind: 'platform' }>, hostHeader: string | undefined): Promise<EdgeTarget | null> {
         const named = host.kind === 'tenant'
             ? await this.options.reader.get<{ resource_type: string; resource_id: string }>('SELECT resource_type, resource_id FROM edge_names WHERE name = ?', [host.name])
             : await this.options.reader.get<{ resource_type: string; resource_id: string }>('SELECT resource_type, resource_id FROM domains WHERE hostname = ? AND status = \'verified\'', [host.hostname]);
         const provider = named && this.providers.get(named.resource_type);
-        const target = provider ? await provider({ resourceId: named.resource_id, review: host.kind === 'tenant' ? host.review : null, host: hostHeader ?? '' }) : null;
-        return { host, target };
+        return provider ? provider({ resourceId: named.resource_id, review: host.kind === 'tenant' ? host.review : null, host: hostHeader ?? '' }) : null;
+    }
+
+    /** The measurement hook of one request: records its outcome once, later calls are ignored. */
+    private measurer(target: EdgeTarget, path: string, received: number, visitor: { address: string; userAgent: string }) {
+        let measured = false;
+        return (outcome: { status: number; bytes: number }) => {
+            if (!measured) {
+                measured = true;
+                this.options.measure({ resource: target.resource, status: outcome.status, bytes: outcome.bytes, path, durationMs: Date.now() - received, at: received, visitor });
+            }
+        };
     }
 
     /** The onRequest step: platform hosts go on to the platform's routes; every other host is answered here. */
     readonly onRequest: Lifecycle.Method = async (request, h) => {
-        const { host, target } = await this.resolve(request.info.host);
+        const looked = this.looked.get(request.raw.req);
+        const { host, target } = looked ?? await this.resolve(request.info.host);
         if (host.kind === 'platform') {
             return h.continue;
         }
@@ -125,30 +221,13 @@ export class Edge {
             return notFoundPage(h, 'There is no site at this address.').takeover();
         }
 
-        // The path as sent (the router strips a trailing slash, which tells a folder here), dot segments resolved.
-        let path: string;
-        try {
-            path = decodeURIComponent(new URL(request.raw.req.url ?? '/', 'http://edge.invalid').pathname);
-        }
-        catch {
+        const path = pathOf(request.raw.req.url);
+        if (path === null) {
             return notFoundPage(h, 'This address is not valid.', 400).takeover();
         }
 
-        let measured = false;
         const visitor = { address: request.info.remoteAddress ?? '', userAgent: (request.headers['user-agent'] as string | undefined) ?? '' };     // read now: the socket may be gone at the end
-        const context: EdgeContext = {
-            request, h, path,
-            measure: (outcome) => {
-                if (!measured) {
-                    measured = true;
-                    this.options.measure({
-                        resource: target.resource, status: outcome.status, bytes: outcome.bytes, path,
-                        durationMs: Date.now() - request.info.received, at: request.info.received,
-                        visitor
-                    });
-                }
-            }
-        };
+        const context: EdgeContext = { request, h, path, measure: this.measurer(target, path, request.info.received, visitor) };
         const answer = await (handler as TargetHandler)(target, context);
         if (answer === h.abandon || answer === h.close) {
             return answer;
@@ -164,4 +243,24 @@ export class Edge {
         request.events.once('disconnect', () => context.measure({ status: response.statusCode, bytes }));
         return response.takeover();
     };
+}
+
+// What the URL parser would change in a path: escapes, backslashes, a fragment, controls and spaces (it strips some),
+// dot segments, a leading `//`. A path without any of them is its own decoded, normalised form.
+const UNPLAIN = /[\x00-\x20%\\#]|\/\.\.?(?:\/|$)|^\/\//;
+
+/** The path as sent (the router strips a trailing slash, which tells a folder here), decoded, dot segments resolved; null when it cannot be decoded. */
+export function pathOf(url: string | undefined): string | null {
+    const query = url?.indexOf('?') ?? -1;
+    const raw = url === undefined ? '/' : query < 0 ? url : url.slice(0, query);
+    if (raw.startsWith('/') && !UNPLAIN.test(raw)) {
+        return raw;
+    }
+
+    try {
+        return decodeURIComponent(new URL(url ?? '/', 'http://edge.invalid').pathname);
+    }
+    catch {
+        return null;
+    }
 }

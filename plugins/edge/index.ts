@@ -9,7 +9,10 @@ import { FileStore } from '../../lib/edge/store';
 // The edge on the API server's port (lib/edge): every request whose Host is not the platform's is answered by the
 // edge before routing, so a tenant's host owns every path (`/v1`, `/dashboard`, `/oauth` included). Kinds served on
 // the edge register a provider (`edge.provide('site', ...)`); the `files` handler is built in, and the process
-// runtime adds `edge.serve('upstream', ...)`. The file store and the meter are built once here and shared.
+// runtime adds `edge.serve('upstream', ...)` and `edge.serveRaw('upstream', ...)`. The edge takes over the listener's
+// `request` event (it looks a tenant's host up before hapi). The file store and the meter are built once here and shared.
+const DRAIN_MS = 10_000;
+
 export interface EdgePluginOptions {
     hosts: HostRulesOptions;
     dataDir: string;
@@ -28,7 +31,11 @@ export const edgePlugin: NamedPlugin<EdgePluginOptions> = {
         edge.serve('files', filesHandler(store));
 
         server.ext('onRequest', edge.onRequest, { before: ['hostless-auth'] });
-        server.ext('onPreStop', () => meter.stop());
+        edge.attach(server.listener);
+        server.ext('onPreStop', async () => {
+            await edge.drained(DRAIN_MS);                       // proxied requests in flight end before the runtime stops their instances
+            await meter.stop();
+        });
         server.expose('edge', edge);
         server.expose('store', store);
         server.expose('meter', meter);

@@ -35,6 +35,7 @@ export const runtimePlugin: NamedPlugin<RuntimePluginOptions> = {
         });
 
         edge.serve('upstream', proxy.handle);
+        edge.serveRaw('upstream', proxy.handleRaw);
         edge.provide('app', async ({ resourceId, review }) => {
             if (review !== null) {
                 return null;

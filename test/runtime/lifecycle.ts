@@ -173,8 +173,14 @@ describe('the process runtime\'s lifecycle', () => {
         expect((await settle(`/v1/apps/${app.name}`, deployment.result.id)).status).to.equal('live');
         const before = runtime().driver.supervisor.of(app.id).map((entry) => entry.group!.pid);
 
-        // A new server process on the same database and release folders: the old one stopped with its processes.
+        // A new server process on the same database and release folders: the old one stopped with its processes, once
+        // the request in flight through its edge was answered.
+        const slow = edgeRequest(instance.server.info.port as number, `${app.name}.localhost`, '/slow?ms=700');
+        await eventually(async () => runtime().driver.supervisor.of(app.id).reduce((sum, entry) => sum + runtime().proxy.inflight(entry.id), 0), (count) => count === 1, 'the request in flight');
         await instance.server.stop();
+        const answered = await slow;
+        expect(answered.status, 'the request in flight was answered before the instances stopped').to.equal(200);
+        expect(JSON.parse(answered.body.toString())).to.equal({ version: 'v1', slow: true });
         expect(await leftovers(before)).to.equal([]);
         const { config } = instance;
         const next = await testServer({ database: config.database, encryptionKey: config.encryptionKey, sessionSecret: config.sessionSecret, runtime: processRuntime({ dir: `${config.dataDir}-runtime` }) }, { start: true });
