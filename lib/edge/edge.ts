@@ -155,7 +155,7 @@ export class Edge {
             }
 
             const received = Date.now();
-            this.lookup(host, req.headers.host).then((target) => {
+            void this.lookup(host, req.headers.host).then((target) => {
                 const raw = target && this.rawHandlers.get(target.kind);
                 const path = raw ? pathOf(req.url) : null;
                 if (!raw || path === null) {
@@ -167,8 +167,9 @@ export class Edge {
                 ++this.inflight;
                 res.once('close', () => this.settle());
                 const visitor = { address: req.socket.remoteAddress ?? '', userAgent: req.headers['user-agent'] ?? '' };
-                void (raw as RawHandler)(target, { req, res, measure: this.measurer(target, path, received, visitor) });
-            }, () => dispatch(req, res));               // hapi looks again and answers the failure as every request's
+                return (raw as RawHandler)(target, { req, res, measure: this.measurer(target, path, received, visitor) });
+            }, () => dispatch(req, res))                // hapi looks again and answers the failure as every request's
+                .catch(() => failed(res));              // a handler that threw: the request ends, the server goes on
         });
     }
 
@@ -248,6 +249,16 @@ export class Edge {
 // What the URL parser would change in a path: escapes, backslashes, a fragment, controls and spaces (it strips some),
 // dot segments, a leading `//`. A path without any of them is its own decoded, normalised form.
 const UNPLAIN = /[\x00-\x20%\\#]|\/\.\.?(?:\/|$)|^\/\//;
+
+/** Ends a response whose raw handler failed: 502 when nothing was sent yet, else the connection is cut. */
+function failed(res: Http.ServerResponse): void {
+    if (res.headersSent) {
+        res.destroy();
+        return;
+    }
+
+    res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' }).end('The edge could not answer this request.\n');
+}
 
 /** The path as sent (the router strips a trailing slash, which tells a folder here), decoded, dot segments resolved; null when it cannot be decoded. */
 export function pathOf(url: string | undefined): string | null {
