@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import type { Knex } from 'knex';
 
+import { bulkInsert, type BulkColumn } from '../db/bulk-insert';
 import { dialect } from '../db/knex';
 import type { FastReader } from '../db/fast-reader';
 import { redact } from '../redact';
@@ -83,6 +84,11 @@ interface Row {
 const COLUMNS = 'l.seq, l.timestamp, l.stream, l.level, l.message, l.truncated, l.deployment_id, l.run_id';
 const TRIGRAM_MIN = 3;
 
+const LINE_COLUMNS: readonly BulkColumn[] = [
+    ...['resource_type', 'resource_id', 'project_id', 'deployment_id', 'run_id', 'stream', 'level', 'message'].map((name) => ({ name })),
+    { name: 'truncated', pgType: 'boolean' }, { name: 'timestamp' }
+];
+
 export class LogStore {
     private readonly postgres: boolean;
 
@@ -100,20 +106,12 @@ export class LogStore {
         }
 
         const now = new Date().toISOString();
-        await db('log_lines').insert(entries.map((entry) => {
+        await bulkInsert(db, 'log_lines', LINE_COLUMNS, entries.map((entry) => {
             const message = redact(entry.message);
-            return {
-                resource_type: entry.resourceType,
-                resource_id: entry.resourceId,
-                project_id: entry.projectId,
-                deployment_id: entry.deploymentId ?? null,
-                run_id: entry.runId ?? null,
-                stream: entry.stream,
-                level: entry.level,
-                message: message.length > MAX_MESSAGE ? message.slice(0, MAX_MESSAGE) : message,
-                truncated: message.length > MAX_MESSAGE,
-                timestamp: entry.timestamp ?? now
-            };
+            return [
+                entry.resourceType, entry.resourceId, entry.projectId, entry.deploymentId ?? null, entry.runId ?? null, entry.stream, entry.level,
+                message.length > MAX_MESSAGE ? message.slice(0, MAX_MESSAGE) : message, message.length > MAX_MESSAGE, entry.timestamp ?? now
+            ];
         }));
     }
 

@@ -4,6 +4,7 @@ import * as Boom from '@hapi/boom';
 import Joi from 'joi';
 import type { Knex } from 'knex';
 
+import { bulkInsert, type BulkColumn } from '../db/bulk-insert';
 import type { FastReader } from '../db/fast-reader';
 import { fields } from '../validation';
 
@@ -97,6 +98,11 @@ export interface TrafficDay {
 const dayOf = (at: number) => new Date(at).toISOString().slice(0, 10);
 const daysOf = (range: Range) => [dayOf(range.start.getTime()), dayOf(range.end.getTime() - 1)];
 
+const POINT_COLUMNS: readonly BulkColumn[] = [
+    { name: 'resource_type' }, { name: 'resource_id' }, { name: 'metric' }, { name: 'timestamp' },
+    { name: 'at', pgType: 'bigint' }, { name: 'value', pgType: 'double precision' }, { name: 'samples', pgType: 'integer' }
+];
+
 export class Metrics {
     private salt: { day: string; value: string } | null = null;
 
@@ -104,10 +110,9 @@ export class Metrics {
 
     async record(points: readonly MetricPoint[], db: Knex | Knex.Transaction = this.knex): Promise<void> {
         if (points.length) {
-            await db('metric_points').insert(points.map((point) => ({
-                resource_type: point.resourceType, resource_id: point.resourceId, metric: point.metric,
-                timestamp: new Date(point.at).toISOString(), at: point.at, value: point.value, samples: point.samples ?? 1
-            })));
+            await bulkInsert(db, 'metric_points', POINT_COLUMNS, points.map((point) => [
+                point.resourceType, point.resourceId, point.metric, new Date(point.at).toISOString(), point.at, point.value, point.samples ?? 1
+            ]));
         }
     }
 

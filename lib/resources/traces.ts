@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import type { Knex } from 'knex';
 
+import { bulkInsert, type BulkColumn } from '../db/bulk-insert';
 import { fields } from '../validation';
 
 // Request spans of a resource, as the edge records them (one per proxied request, with the trace context passed
@@ -35,16 +36,18 @@ export interface Span {
     attributes: Record<string, string | number | boolean>;
 }
 
+const SPAN_COLUMNS: readonly BulkColumn[] = ['resource_type', 'resource_id', 'project_id', 'trace_id', 'span_id', 'parent_span_id', 'name', 'kind',
+    'start_time', 'end_time', 'status_code', 'status_message', 'attributes'].map((name) => ({ name }));
+
 export class Traces {
     constructor(private readonly knex: Knex) { }
 
     async record(spans: readonly Span[]): Promise<void> {
         if (spans.length) {
-            await this.knex('spans').insert(spans.map((span) => ({
-                resource_type: span.resourceType, resource_id: span.resourceId, project_id: span.projectId, trace_id: span.traceId, span_id: span.spanId,
-                parent_span_id: span.parentSpanId, name: span.name, kind: span.kind, start_time: span.startTime, end_time: span.endTime,
-                status_code: span.statusCode, status_message: span.statusMessage, attributes: JSON.stringify(span.attributes)
-            })));
+            await bulkInsert(this.knex, 'spans', SPAN_COLUMNS, spans.map((span) => [
+                span.resourceType, span.resourceId, span.projectId, span.traceId, span.spanId, span.parentSpanId, span.name, span.kind,
+                span.startTime, span.endTime, span.statusCode, span.statusMessage, JSON.stringify(span.attributes)
+            ]));
         }
     }
 

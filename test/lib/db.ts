@@ -5,6 +5,7 @@ import * as Path from 'node:path';
 import * as Code from '@hapi/code';
 import * as Lab from '@hapi/lab';
 
+import { bulkInsert, type BulkColumn } from '../../lib/db/bulk-insert';
 import { createKnex, dialect } from '../../lib/db/knex';
 import { MIGRATIONS } from '../../lib/db/migrations';
 import { testServer } from '../helpers/server';
@@ -89,6 +90,64 @@ describe('database', () => {
             finally {
                 await knex.destroy();
                 Fs.rmSync(root, { recursive: true, force: true });
+            }
+        });
+    });
+    describe('bulk insert', () => {
+
+        const COLUMNS: readonly BulkColumn[] = [{ name: 'label' }, { name: 'note' }, { name: 'big', pgType: 'bigint' }, { name: 'ratio', pgType: 'double precision' }, { name: 'flag', pgType: 'boolean' }, { name: 'count', pgType: 'integer' }];
+
+        it('writes every row in order, with its types, nulls and any text, in one statement past both databases\' parameter limits', async () => {
+            const instance = await testServer();
+            const knex = instance.server.app.knex;
+            try {
+                await knex.schema.createTable('bulk_insert_test', (t) => {
+                    t.increments('seq');
+                    t.string('label', 64).notNullable();
+                    t.text('note');
+                    t.bigInteger('big').notNullable();
+                    t.double('ratio').notNullable();
+                    t.boolean('flag').notNullable();
+                    t.integer('count').notNullable();
+                });
+                // 12,000 rows of 6 values: 72,000, past SQLite's 32,766 and PostgreSQL's 65,535 placeholders.
+                const rows = Array.from({ length: 12_000 }, (_, i) => [`row ${i} "quoted" 'single' ✓ \\ \n`, i % 3 ? null : `note ${i}`, 1_700_000_000_000 + i, i / 4, i % 2 === 0, i]);
+                const statements: string[] = [];
+                const listener = (query: { sql: string }) => statements.push(query.sql);
+                knex.on('query', listener);
+                await bulkInsert(knex, 'bulk_insert_test', COLUMNS, rows);
+                knex.off('query', listener);
+                expect(statements).to.have.length(1);
+
+                const stored = await knex('bulk_insert_test').orderBy('seq').select('label', 'note', 'big', 'ratio', 'flag', 'count');
+                expect(stored).to.have.length(rows.length);
+                stored.forEach((row: Record<string, unknown>, i: number) => {
+                    const [label, note, big, ratio, flag, count] = rows[i];
+                    expect([row.label, row.note, Number(row.big), Number(row.ratio), !!row.flag, Number(row.count)]).to.equal([label, note, big, ratio, flag, count]);
+                });
+
+                await bulkInsert(knex, 'bulk_insert_test', COLUMNS, []);
+                expect(await knex('bulk_insert_test').count({ n: '*' }).first()).to.equal({ n: dialect(knex) === 'postgres' ? '12000' : 12000 });
+            }
+            finally {
+                await knex.schema.dropTableIfExists('bulk_insert_test');
+                await instance.stop();
+            }
+        });
+
+        it('writes nothing when a row breaks a constraint (one statement: all or none)', async () => {
+            const instance = await testServer();
+            const knex = instance.server.app.knex;
+            try {
+                await knex.schema.createTable('bulk_insert_test', (t) => {
+                    t.string('label', 64).notNullable();
+                });
+                await expect(bulkInsert(knex, 'bulk_insert_test', [{ name: 'label' }], [['one'], [null], ['three']])).to.reject();
+                expect(await knex('bulk_insert_test').select('label')).to.equal([]);
+            }
+            finally {
+                await knex.schema.dropTableIfExists('bulk_insert_test');
+                await instance.stop();
             }
         });
     });
