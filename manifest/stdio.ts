@@ -4,8 +4,7 @@ import { adminToolsOn } from '../lib/mcp/admin-tools';
 import { testDataToolsOn } from '../lib/mcp/test-data-tools';
 import { testDataMounted } from '../lib/test-data/gates';
 import { ApiUnreachableError, httpApiClient } from '../lib/mcp/api-client';
-import { loadDocs } from '../lib/docs/pages';
-import { DocsIndex } from '../lib/docs/search';
+import { docsCorpus } from '../lib/docs/corpus';
 import { gateTransport } from '../lib/mcp/revision';
 import { buildServer } from '../lib/mcp/tool';
 import { DOCS_INSTRUCTIONS } from '../plugins/mcp-docs';
@@ -40,7 +39,7 @@ async function runStdio(config: McpConfig, token: string, log: (line: string) =>
         ...config.mcpAdminToolsEnabled && identity.via === 'session' && identity.isAdmin ? adminToolsOn(api) : [],
         // Test-data tools: development only (lib/test-data/gates.ts), for API keys; the API checks the rest.
         ...testDataMounted(config.nodeEnv, config.testData) && identity.via === 'key' ? testDataToolsOn(api) : [],
-        ...docsTools(new DocsIndex(loadDocs(DOCS_DIR)), config.publicUrl)
+        ...docsTools(docsCorpus(DOCS_DIR).index, config.publicUrl)
     ];
     const info = { name: 'hostless', version: pkg.version, instructions: `${PLATFORM_INSTRUCTIONS} ${DOCS_INSTRUCTIONS}` };
     const server = buildServer(info, tools, {

@@ -58,7 +58,8 @@ export function loadDocs(dir: string): DocPage[] {
     return pages.sort((a, b) => rank(a) - rank(b) || a.path.localeCompare(b.path));
 }
 
-function markdownFiles(dir: string, relative = ''): string[] {
+/** The .md files under `dir`, as paths inside it. */
+export function markdownFiles(dir: string, relative = ''): string[] {
     return Fs.readdirSync(Path.join(dir, relative), { withFileTypes: true }).flatMap((entry) => {
         const file = Path.join(relative, entry.name);
         return entry.isDirectory() ? markdownFiles(dir, file) : /\.mdx?$/.test(entry.name) ? [file] : [];

@@ -1,5 +1,5 @@
-import { loadDocs } from '../../lib/docs/pages';
-import { DocsIndex } from '../../lib/docs/search';
+import { docsCorpus } from '../../lib/docs/corpus';
+import type { DocsIndex } from '../../lib/docs/search';
 import { MCP_PAYLOAD, methodNotAllowed, mountTable, rebindingGuard, serveMcp, type RebindingRules } from '../../lib/mcp/http';
 import type { CachePolicy } from '../../lib/mcp/revision';
 import { buildServer, type ServerInfo } from '../../lib/mcp/tool';
@@ -30,7 +30,7 @@ export const mcpDocsPlugin: FamilyPlugin<McpDocsPluginOptions> = {
     name: 'hostless-mcp-docs',
     table: mcpDocsTable,
     register(server, options) {
-        const index = new DocsIndex(loadDocs(options.docsDir));
+        const { index } = docsCorpus(options.docsDir);
         const tools = docsTools(index, options.publicUrl);
         const info: ServerInfo = { name: 'hostless-docs', version: options.version, instructions: DOCS_INSTRUCTIONS };
         const ext = { onPreAuth: { method: rebindingGuard(options) } };

@@ -1,3 +1,4 @@
+import * as Crypto from 'node:crypto';
 import * as Fs from 'node:fs';
 import * as Os from 'node:os';
 import * as Path from 'node:path';
@@ -5,10 +6,12 @@ import * as Path from 'node:path';
 import * as Code from '@hapi/code';
 import * as Lab from '@hapi/lab';
 
+import knexFactory from 'knex';
+
 import { bulkInsert, type BulkColumn } from '../../lib/db/bulk-insert';
-import { createKnex, dialect } from '../../lib/db/knex';
+import { createKnex, dialect, type DatabaseConfig } from '../../lib/db/knex';
 import { MIGRATIONS } from '../../lib/db/migrations';
-import { testServer } from '../helpers/server';
+import { postgresUrl, testServer, usePostgres } from '../helpers/server';
 
 const { describe, it } = exports.lab = Lab.script();
 const { expect } = Code;
@@ -37,16 +40,27 @@ describe('database', () => {
         }
     });
 
-    it('migrates a fresh database at boot and leaves a migrated one as it is', async () => {
-        const first = await testServer();
-        const again = await testServer({ database: first.config.database, sessionSecret: first.config.sessionSecret });
+    it('migrates an empty database at boot and leaves a migrated one as it is', async () => {
+        // Test servers start from a copy of a migrated database (helpers/server.ts): this one is given an empty one.
+        const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), 'hostless-empty-'));
+        const schema = `e_${Crypto.randomBytes(6).toString('hex')}`;
+        const admin = usePostgres ? knexFactory({ client: 'pg', connection: postgresUrl! }) : null;
+        await admin?.raw(`CREATE SCHEMA ${schema}`);
+        const database: DatabaseConfig = admin ? { client: 'postgres', connectionString: postgresUrl!, searchPath: schema } : { client: 'sqlite', filename: Path.join(dir, 'empty.sqlite') };
+        const first = await testServer({ database });
+        const again = await testServer({ database, sessionSecret: first.config.sessionSecret });
         try {
-            const rows = await again.server.app.knex('knex_migrations').select('name');
-            expect(rows.map((row: { name: string }) => row.name)).to.equal(MIGRATIONS.map((migration) => migration.name));
+            for (const instance of [first, again]) {
+                const rows = await instance.server.app.knex('knex_migrations').orderBy('id').select('name');
+                expect(rows.map((row: { name: string }) => row.name)).to.equal(MIGRATIONS.map((migration) => migration.name));
+            }
         }
         finally {
             await again.stop();
             await first.stop();
+            await admin?.raw(`DROP SCHEMA ${schema} CASCADE`);
+            await admin?.destroy();
+            Fs.rmSync(dir, { recursive: true, force: true });
         }
     });
 

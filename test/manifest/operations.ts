@@ -116,11 +116,11 @@ describe('operations', () => {
             });
             await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
             const port = (relay.address() as Net.AddressInfo).port;
-            const viaRelay = new URL(postgresUrl!);
+            const viaRelay = new URL((db.database as { connectionString: string }).connectionString);
             viaRelay.hostname = '127.0.0.1';
             viaRelay.port = String(port);
 
-            const instance = await testServer({ database: { client: 'postgres', connectionString: viaRelay.toString(), searchPath: (db.database as { searchPath: string }).searchPath } });
+            const instance = await testServer({ database: { ...db.database as { connectionString: string }, client: 'postgres', connectionString: viaRelay.toString() } });
             const call = caller(() => instance.server);
             try {
                 expect((await call('GET', '/readyz')).statusCode).to.equal(200);

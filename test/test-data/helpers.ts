@@ -5,7 +5,7 @@ import knexFactory from 'knex';
 import { primaryDatabaseName, type TestDataConfig } from '../../lib/test-data/gates';
 import type { Config } from '../../manifest/config';
 import { createKey, register, type TestUser } from '../helpers/api';
-import { postgresUrl, testServer, usePostgres, type TestServer } from '../helpers/server';
+import { migratedDatabase, postgresUrl, testServer, usePostgres, type TestServer } from '../helpers/server';
 
 // A server with the test-data gates open: NODE_ENV development (local for dashboard fixtures), a fresh environment
 // name (so its disposable database is this run's own), and the allow-list filled in once the user exists.
@@ -22,16 +22,16 @@ export interface TestDataServer {
     stop(): Promise<void>;
 }
 
-/** The name of the API's database in this pass: what a dashboard environment must name. */
-export const primaryName = () => usePostgres ? primaryDatabaseName({ client: 'postgres', connectionString: postgresUrl! }) : 'hostless';
-
 export async function testDataServer(options: { nodeEnv?: string; dashboard?: boolean; overrides?: Partial<Config> } = {}): Promise<TestDataServer> {
     const env = `t${Crypto.randomBytes(5).toString('hex')}`;
+    // On PostgreSQL the server's own database is made first, since a dashboard environment names it (the primary
+    // database); SQLite's is always `hostless` (the file hostless.sqlite in the server's folder).
+    const primary = usePostgres && !options.overrides?.database ? await migratedDatabase('') : null;
     const config: TestDataConfig = {
         enabled: true, userIds: [PLACEHOLDER], dashboardEnabled: !!options.dashboard,
-        environments: { [env]: { database: `hostless_test_${env}` }, ...(options.dashboard ? { dashboard: { database: primaryName(), dashboardFixtures: true } } : {}) }
+        environments: { [env]: { database: `hostless_test_${env}` }, ...(options.dashboard ? { dashboard: { database: primary ? primaryDatabaseName(primary.database) : 'hostless', dashboardFixtures: true } } : {}) }
     };
-    const instance = await testServer({ nodeEnv: options.nodeEnv ?? (options.dashboard ? 'local' : 'development'), testData: config, ...options.overrides });
+    const instance = await testServer({ nodeEnv: options.nodeEnv ?? (options.dashboard ? 'local' : 'development'), testData: config, ...options.overrides, ...(primary ? { database: primary.database } : {}) });
     const user = await register(instance.server, 'testdata');
     (config.userIds as string[]).push(user.id);
     const { token } = await createKey(instance.server, user, ['test-data:read', 'test-data:write', 'test-data:delete', 'projects:read']);
@@ -44,6 +44,7 @@ export async function testDataServer(options: { nodeEnv?: string; dashboard?: bo
         instance, env, config, user, key: token, call,
         stop: async () => {
             await instance.stop();
+            await primary?.drop();
             await dropDisposable(`hostless_test_${env}`);
         }
     };

@@ -2,24 +2,36 @@ import * as Boom from '@hapi/boom';
 import Hoek from '@hapi/hoek';
 import Joi from 'joi';
 
-import { docUrlPath, loadDocs } from '../../../lib/docs/pages';
-import { DocsIndex } from '../../../lib/docs/search';
+import { docsCorpus } from '../../../lib/docs/corpus';
+import { docUrlPath, type DocPage } from '../../../lib/docs/pages';
 import type { RouteHandlers } from '../../../lib/route-table';
 import { text } from '../forms';
-import { docsRenderer } from '../docs';
+import { docsRenderer, type RenderedPage } from '../docs';
 import { page, type PageDeps } from '../page';
 
 // The docs site: every page of docs/ at /docs/<path> (docs/index.md at /docs), rendered and indexed once at start,
 // with the page list for navigation and a ranked search at /docs/search?q=.
 
+// Rendered once per corpus (docsCorpus keeps one per folder while its files are unchanged).
+const renderings = new WeakMap<readonly DocPage[], Map<string, { doc: DocPage } & RenderedPage>>();
+
+function renderedPages(pages: readonly DocPage[]): Map<string, { doc: DocPage } & RenderedPage> {
+    let rendered = renderings.get(pages);
+    if (!rendered) {
+        const render = docsRenderer();
+        rendered = new Map(pages.map((doc) => [doc.path, { doc, ...render(doc) }]));
+        renderings.set(pages, rendered);
+    }
+
+    return rendered;
+}
+
 export function docsRoutes(deps: PageDeps, docsDir: string): RouteHandlers {
-    const pages = loadDocs(docsDir);
+    const { pages, index } = docsCorpus(docsDir);
     Hoek.assert(pages.some((doc) => doc.path === 'index'), 'The docs folder', docsDir, 'has no index.md');
     Hoek.assert(!pages.some((doc) => doc.path === 'search'), 'docs/search.md would be hidden by the docs search page: rename it');
 
-    const render = docsRenderer();
-    const rendered = new Map(pages.map((doc) => [doc.path, { doc, ...render(doc) }]));
-    const index = new DocsIndex(pages);
+    const rendered = renderedPages(pages);
     const nav = (current: string | null) => pages.map((doc) => ({ url: docUrlPath(doc.path), title: doc.title, current: doc.path === current }));
 
     const show = page(deps, async (p) => {
