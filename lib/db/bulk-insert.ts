@@ -16,10 +16,17 @@ export interface BulkColumn {
 
 export type BulkValue = string | number | boolean | null;
 
-const statements = new WeakMap<readonly BulkColumn[], { sqlite: string; postgres: string }>();
+interface Statements {
+    sqlite: string;
+    postgres: string;
+}
 
-function statementOf(table: string, columns: readonly BulkColumn[]): { sqlite: string; postgres: string } {
-    let found = statements.get(columns);
+const statements = new WeakMap<readonly BulkColumn[], Map<string, Statements>>();        // columns -> table -> statements
+
+function statementOf(table: string, columns: readonly BulkColumn[]): Statements {
+    const byTable = statements.get(columns) ?? new Map<string, Statements>();
+    statements.set(columns, byTable);
+    let found = byTable.get(table);
     if (!found) {
         const names = columns.map((column) => `"${column.name}"`).join(', ');
         const sqlite = columns.map((_column, i) => `value ->> ${i}`).join(', ');
@@ -28,7 +35,7 @@ function statementOf(table: string, columns: readonly BulkColumn[]): { sqlite: s
             sqlite: `INSERT INTO "${table}" (${names}) SELECT ${sqlite} FROM json_each(?) ORDER BY key`,
             postgres: `INSERT INTO "${table}" (${names}) SELECT ${postgres} FROM jsonb_array_elements(?::jsonb) WITH ORDINALITY AS r(value, n) ORDER BY r.n`
         };
-        statements.set(columns, found);
+        byTable.set(table, found);
     }
 
     return found;

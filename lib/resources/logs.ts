@@ -84,6 +84,10 @@ interface Row {
 const COLUMNS = 'l.seq, l.timestamp, l.stream, l.level, l.message, l.truncated, l.deployment_id, l.run_id';
 const TRIGRAM_MIN = 3;
 
+// What PostgreSQL cannot store in text (a NUL character) or read in JSON (half of a surrogate pair): an app's output
+// may hold either, and one such line would refuse its whole batch. Each becomes U+FFFD, on both databases alike.
+const UNSTORABLE = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
 const LINE_COLUMNS: readonly BulkColumn[] = [
     ...['resource_type', 'resource_id', 'project_id', 'deployment_id', 'run_id', 'stream', 'level', 'message'].map((name) => ({ name })),
     { name: 'truncated', pgType: 'boolean' }, { name: 'timestamp' }
@@ -107,7 +111,7 @@ export class LogStore {
 
         const now = new Date().toISOString();
         await bulkInsert(db, 'log_lines', LINE_COLUMNS, entries.map((entry) => {
-            const message = redact(entry.message);
+            const message = redact(entry.message).replace(UNSTORABLE, '\ufffd');
             return [
                 entry.resourceType, entry.resourceId, entry.projectId, entry.deploymentId ?? null, entry.runId ?? null, entry.stream, entry.level,
                 message.length > MAX_MESSAGE ? message.slice(0, MAX_MESSAGE) : message, message.length > MAX_MESSAGE, entry.timestamp ?? now

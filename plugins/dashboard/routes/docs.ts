@@ -9,8 +9,8 @@ import { text } from '../forms';
 import { docsRenderer, type RenderedPage } from '../docs';
 import { page, type PageDeps } from '../page';
 
-// The docs site: every page of docs/ at /docs/<path> (docs/index.md at /docs), rendered and indexed once at start,
-// with the page list for navigation and a ranked search at /docs/search?q=.
+// The docs site: every page of docs/ at /docs/<path> (docs/index.md at /docs), rendered and indexed once per process
+// (lib/docs/corpus.ts), with the page list for navigation and a ranked search at /docs/search?q=.
 
 // Rendered once per corpus (docsCorpus keeps one per folder while its files are unchanged).
 const renderings = new WeakMap<readonly DocPage[], Map<string, { doc: DocPage } & RenderedPage>>();

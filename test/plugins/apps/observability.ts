@@ -82,6 +82,16 @@ describe('app logs, metrics and traces', () => {
             await knex('log_lines').whereIn('resource_id', [app.id, other.id]).andWhere('message', 'like', 'upstream-timeout%').delete();
         });
 
+        it('keeps a batch whose lines hold a NUL character or half of a surrogate pair, each shown as U+FFFD', async () => {
+            const other = await createApp(instance.server, owner);
+            const line = (message: string) => ({ resourceType: 'app', resourceId: other.id, projectId: other.projectId, stream: 'runtime' as const, level: 'info' as const, message, timestamp: iso(-100) });
+            await instance.server.plugins['hostless-resources'].services.logs.writeMany(instance.server.app.knex, [
+                line('binary \0 output'), line('half \ud83d pair'), line('lone \ude00 low'), line('whole \ud83d\ude00 pair')
+            ]);
+            const listed = await call('GET', `/v1/apps/${other.name}/logs`, owner.session);
+            expect(listed.result.map((entry: { message: string }) => entry.message).sort()).to.equal(['binary \ufffd output', 'half \ufffd pair', 'lone \ufffd low', 'whole \ud83d\ude00 pair']);
+        });
+
         it('refuses a limit over 500, an unknown level and a malformed time', async () => {
             for (const query of ['?limit=501', '?level=fatal', '?since=yesterday']) {
                 expect((await call('GET', `/v1/apps/${app.name}/logs${query}`, owner.session)).statusCode, query).to.equal(400);
