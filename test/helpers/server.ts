@@ -225,9 +225,19 @@ async function postgresTemplate(): Promise<string> {
         await knex.destroy();                                   // a template is cloned only while nobody is connected to it
     }
 
-    // Dropped at exit by a short synchronous child, since an exiting process can run nothing asynchronous.
+    // Dropped at exit, with any database of this process a test left behind, by a short synchronous child: an exiting
+    // process can run nothing asynchronous.
+    const script = `const { Client } = require('pg');
+        const c = new Client(process.argv[1]);
+        c.connect()
+            .then(() => c.query("SELECT datname FROM pg_database WHERE datname LIKE 'hostless\\\\_t\\\\_${process.pid}\\\\_%'"))
+            .then(async ({ rows }) => {
+                for (const { datname } of rows) await c.query('DROP DATABASE IF EXISTS "' + datname + '" WITH (FORCE)');
+                await c.query('DROP DATABASE IF EXISTS "${name}" WITH (FORCE)');
+            })
+            .finally(() => c.end());`;
     process.once('exit', () => {
-        ChildProcess.spawnSync(process.execPath, ['-e', `const { Client } = require('pg'); const c = new Client(process.argv[1]); c.connect().then(() => c.query('DROP DATABASE IF EXISTS "${name}" WITH (FORCE)')).finally(() => c.end());`, postgresUrl!], { cwd: __dirname, stdio: 'ignore', timeout: 10_000 });
+        ChildProcess.spawnSync(process.execPath, ['-e', script, postgresUrl!], { cwd: __dirname, stdio: 'ignore', timeout: 10_000 });
     });
     return name;
 }

@@ -196,6 +196,7 @@ describe('the process runtime\'s lifecycle', () => {
             Fs.rmSync(next.config.dataDir, { recursive: true, force: true });
             Fs.rmSync(config.dataDir, { recursive: true, force: true });
             Fs.rmSync(`${config.dataDir}-runtime`, { recursive: true, force: true });
+            await instance.stop();                              // the first server's folders and, on PostgreSQL, its database
             instance = await testServer({ runtime: processRuntime() }, { start: true });      // for after()
         }
     });
