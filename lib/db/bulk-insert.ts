@@ -24,8 +24,12 @@ interface Statements {
 const statements = new WeakMap<readonly BulkColumn[], Map<string, Statements>>();        // columns -> table -> statements
 
 function statementOf(table: string, columns: readonly BulkColumn[]): Statements {
-    const byTable = statements.get(columns) ?? new Map<string, Statements>();
-    statements.set(columns, byTable);
+    let byTable = statements.get(columns);
+    if (!byTable) {
+        byTable = new Map();
+        statements.set(columns, byTable);
+    }
+
     let found = byTable.get(table);
     if (!found) {
         const names = columns.map((column) => `"${column.name}"`).join(', ');

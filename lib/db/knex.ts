@@ -62,6 +62,13 @@ export function createKnex(config: DatabaseConfig): Knex {
 
 const clientConfig = (knex: Knex): Knex.Config => (knex.client as { config: Knex.Config }).config;
 
+/** A PostgreSQL connection string naming another database on the same server, as the same role. */
+export function otherDatabase(connectionString: string, name: string): string {
+    const url = new URL(connectionString);
+    url.pathname = `/${name}`;
+    return url.toString();
+}
+
 export function dialect(knex: Knex): 'sqlite' | 'postgres' {
     return clientConfig(knex).client === 'pg' ? 'postgres' : 'sqlite';
 }

@@ -3,7 +3,7 @@ import * as Path from 'node:path';
 import * as Boom from '@hapi/boom';
 import knexFactory, { type Knex } from 'knex';
 
-import { createKnex, dialect, type DatabaseConfig } from '../db/knex';
+import { createKnex, dialect, otherDatabase, type DatabaseConfig } from '../db/knex';
 
 // The disposable databases of generic scenarios: `hostless_test_<env>.sqlite` in the data dir beside the API's SQLite
 // file, or the PostgreSQL database `hostless_test_<env>` on the API's server (created when missing). Each holds one
@@ -17,9 +17,7 @@ export function disposableConfig(primary: DatabaseConfig, dataDir: string, name:
         return { client: 'sqlite', filename: Path.join(dataDir, `${name}.sqlite`) };
     }
 
-    const url = new URL(primary.connectionString);
-    url.pathname = `/${name}`;
-    return { client: 'postgres', connectionString: url.toString() };
+    return { client: 'postgres', connectionString: otherDatabase(primary.connectionString, name) };
 }
 
 async function ensurePostgresDatabase(primary: string, name: string): Promise<void> {

@@ -7,7 +7,7 @@ import * as Path from 'node:path';
 import type { Server } from '@hapi/hapi';
 import knexFactory, { type Knex } from 'knex';
 
-import { createKnex, type DatabaseConfig } from '../../lib/db/knex';
+import { createKnex, otherDatabase, type DatabaseConfig } from '../../lib/db/knex';
 import { migrate } from '../../lib/db/migrate';
 import type { RuntimeDriver } from '../../lib/runtime/driver';
 import type { Clock } from '../../lib/scheduler/clock';
@@ -189,8 +189,8 @@ export async function migratedDatabase(dataDir: string, onPostgres = usePostgres
     const name = `hostless_t_${process.pid}_${Crypto.randomBytes(5).toString('hex')}`;
     await admin((db) => db.raw('CREATE DATABASE ?? TEMPLATE ??', [name, template]));
     return {
-        database: { client: 'postgres', connectionString: databaseUrl(name) },
-        drop: () => admin((db) => db.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [name]))
+        database: { client: 'postgres', connectionString: otherDatabase(postgresUrl!, name) },
+        drop: () => dropPostgresDatabase(name)
     };
 }
 
@@ -210,14 +210,14 @@ async function postgresTemplate(): Promise<string> {
         for (const { datname } of rows) {
             const pid = Number(/^hostless_t(?:mpl)?_(\d+)/.exec(datname)?.[1]);
             if (pid && pid !== process.pid && !alive(pid)) {
-                await db.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [datname]);
+                await dropDatabase(db, datname);
             }
         }
     });
 
     const name = `hostless_tmpl_${process.pid}`;
     await admin((db) => db.raw('CREATE DATABASE ??', [name]));
-    const knex = createKnex({ client: 'postgres', connectionString: databaseUrl(name) });
+    const knex = createKnex({ client: 'postgres', connectionString: otherDatabase(postgresUrl!, name) });
     try {
         await migrate(knex);
     }
@@ -252,11 +252,11 @@ function alive(pid: number): boolean {
     }
 }
 
-/** TEST_POSTGRES_URL with another database's name. */
-function databaseUrl(name: string): string {
-    const url = new URL(postgresUrl!);
-    url.pathname = `/${name}`;
-    return url.toString();
+const dropDatabase = (db: Knex, name: string) => db.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [name]);
+
+/** Drops a database on TEST_POSTGRES_URL's server, whoever is still connected to it. */
+export async function dropPostgresDatabase(name: string): Promise<void> {
+    await admin((db) => dropDatabase(db, name));
 }
 
 async function admin<T>(work: (db: Knex) => Promise<T>): Promise<T> {

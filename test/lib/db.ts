@@ -107,6 +107,7 @@ describe('database', () => {
             }
         });
     });
+
     describe('bulk insert', () => {
 
         const COLUMNS: readonly BulkColumn[] = [{ name: 'label' }, { name: 'note' }, { name: 'big', pgType: 'bigint' }, { name: 'ratio', pgType: 'double precision' }, { name: 'flag', pgType: 'boolean' }, { name: 'count', pgType: 'integer' }];

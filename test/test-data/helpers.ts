@@ -1,11 +1,9 @@
 import * as Crypto from 'node:crypto';
 
-import knexFactory from 'knex';
-
 import { primaryDatabaseName, type TestDataConfig } from '../../lib/test-data/gates';
 import type { Config } from '../../manifest/config';
 import { createKey, register, type TestUser } from '../helpers/api';
-import { migratedDatabase, postgresUrl, testServer, usePostgres, type TestServer } from '../helpers/server';
+import { dropPostgresDatabase, migratedDatabase, testServer, usePostgres, type TestServer } from '../helpers/server';
 
 // A server with the test-data gates open: NODE_ENV development (local for dashboard fixtures), a fresh environment
 // name (so its disposable database is this run's own), and the allow-list filled in once the user exists.
@@ -52,16 +50,8 @@ export async function testDataServer(options: { nodeEnv?: string; dashboard?: bo
 
 /** Drops a PostgreSQL disposable database (SQLite's lives in the server's temp folder, removed with it). */
 export async function dropDisposable(name: string): Promise<void> {
-    if (!usePostgres) {
-        return;
-    }
-
-    const admin = knexFactory({ client: 'pg', connection: postgresUrl! });
-    try {
-        await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [name]);
-    }
-    finally {
-        await admin.destroy();
+    if (usePostgres) {
+        await dropPostgresDatabase(name);
     }
 }
 
