@@ -1,7 +1,7 @@
-// A list row's public JSON written by the database, so a page is a few strings joined and not rows turned into
-// objects, mapped and serialized again in JavaScript (that was most of a page's cost). A shape names each output
-// field and the column (of the row alias `r`) it comes from; the text each database writes is byte for byte what
-// JSON.stringify writes for the object the kind's serialize() builds: compact, in the shape's order.
+// A list row's public JSON written by the database (kept in the row by a trigger, lib/db/stored-json.ts), so a page
+// is a few strings joined and not rows turned into objects, mapped and serialized again in JavaScript. A shape names
+// each output field and the column (of the row alias `r`) it comes from; the text each database writes is byte for
+// byte what JSON.stringify writes for the object the kind's serialize() builds: compact, in the shape's order.
 export type JsonField =
     | { name: string; column: string; boolean?: boolean }       // boolean: 0/1 on SQLite, written true/false
     | { name: string; object: readonly JsonField[]; when: string };     // a nested object, null unless `when` holds

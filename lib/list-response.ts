@@ -9,7 +9,7 @@ export function respondWithPage<T, R, Refs extends ReqRef>(request: Request<Refs
 }
 
 /**
- * The same answer from a page the database wrote as JSON text (lib/json-shape.ts): sent as it is. An injected request
+ * The same answer from a page of JSON text the database keeps (lib/db/stored-json.ts): sent as it is. An injected request
  * (the MCP server and the dashboard in this process, tests) reads `result` as a value, so it gets the text parsed;
  * hapi writes that back to the very same text.
  */

@@ -1,5 +1,5 @@
 import type { FastReader } from './db/fast-reader';
-import { jsonRowSql, type JsonField } from './json-shape';
+import { LIST_JSON_COLUMN } from './db/stored-json';
 import { decodeCursor, encodeCursor, type Page } from './pagination';
 
 // Keyset pages, newest first then id, whose cost is the page and not the table, on SQLite and PostgreSQL alike.
@@ -11,7 +11,7 @@ import { decodeCursor, encodeCursor, type Page } from './pagination';
 const FIRST = ['9999-12-31T23:59:59.999Z', ''] as const;       // a position after every row: the first page
 // SQLite allows 500 terms in a compound SELECT; past this many arms one statement sorts the reachable set instead.
 export const MAX_ARMS = 400;
-const MAX_SHAPES = 1000;                                        // JSON page statements kept per field list
+const MAX_SHAPES = 1000;                                        // JSON page statements kept
 
 export interface PageRequest {
     limit: number;
@@ -95,15 +95,15 @@ export class Lists {
         return this.toPage(rows.map((row) => ({ row, position: { created_at: row.created_at as string, id: row.id as string } })), page.limit, load);
     }
 
-    /** The same page as JSON text written by the database (lib/json-shape.ts): `json` is the array's text. */
-    async reachableJson(kind: ReachableKind, who: Reacher, page: PageRequest, fields: readonly JsonField[]): Promise<JsonPage> {
+    /** The same page as the JSON text the database keeps for each row (lib/db/stored-json.ts): `json` is the array's text. */
+    async reachableJson(kind: ReachableKind, who: Reacher, page: PageRequest): Promise<JsonPage> {
         const sources = who.projectId ? { projects: [who.projectId], grants: [] } : await this.sources(kind, who.userId, who.pinnedProjects ?? null);
         if (!sources.projects.length && !sources.grants.length) {
             return { json: '[]', next: null };
         }
 
         const after = this.position(page.cursor);
-        const { sql, params } = this.jsonStatement(kind, fields, sources.projects.length, sources.grants.length);
+        const { sql, params } = this.jsonStatement(kind, sources.projects.length, sources.grants.length);
         const rows = await this.reader.all<{ created_at: string; id: string; j: string }>(sql, params(sources.projects, sources.grants, [after.created_at, after.id], page.limit + 1));
         const items = rows.length > page.limit ? rows.slice(0, page.limit) : rows;
         const last = items[items.length - 1];
@@ -114,20 +114,18 @@ export class Lists {
     }
 
     // The statement text of a JSON page, built once per shape (a few kilobytes of SQL a request otherwise).
-    private readonly jsonStatements = new WeakMap<readonly JsonField[], Map<string, ReturnType<typeof reachableStatement>>>();
+    private readonly jsonStatements = new Map<string, ReturnType<typeof reachableStatement>>();
 
-    private jsonStatement(kind: ReachableKind, fields: readonly JsonField[], projects: number, grants: number) {
-        const shapes = this.jsonStatements.get(fields) ?? new Map<string, ReturnType<typeof reachableStatement>>();
-        this.jsonStatements.set(fields, shapes);
+    private jsonStatement(kind: ReachableKind, projects: number, grants: number) {
         const key = `${kind.table} ${kind.projectColumn} ${kind.collaborators ? 1 : 0} ${projects} ${grants}`;
-        let statement = shapes.get(key);
+        let statement = this.jsonStatements.get(key);
         if (!statement) {
-            if (shapes.size >= MAX_SHAPES) {
-                shapes.clear();
+            if (this.jsonStatements.size >= MAX_SHAPES) {
+                this.jsonStatements.clear();
             }
 
-            statement = reachableStatement({ ...kind, select: `r.created_at, r.id, ${jsonRowSql(fields, this.postgres)} AS j` }, projects, grants, this.postgres);
-            shapes.set(key, statement);
+            statement = reachableStatement({ ...kind, select: `r.created_at, r.id, r.${LIST_JSON_COLUMN} AS j` }, projects, grants, this.postgres);
+            this.jsonStatements.set(key, statement);
         }
 
         return statement;

@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import type { ModelClass, PartialModelObject } from 'objection';
 
 import { isUniqueViolation } from '../db/errors';
+import { syncStoredJson } from '../db/stored-json';
 import { newId } from '../ids';
 import { bindRoutes, type FamilyPlugin, type RouteHandlers, type RouteTable } from '../route-table';
 import type { DriverContext, LogStream } from '../runtime/driver';
@@ -33,8 +34,8 @@ export interface RuntimeAdapter<R extends RuntimeResource> extends DeploymentAda
     columns?(input: KindInput, context: { current: R | null; services: RuntimeServices }): PartialModelObject<R>;
     /** Public fields beyond the shared ones. */
     serialize?(row: R): Record<string, unknown>;
-    /** The same fields as the database writes them (lib/json-shape.ts), so lists are written by it; without them a
-     * kind with `serialize` lists through serialize(). */
+    /** The same fields as the database writes them (lib/json-shape.ts) into each row's list JSON (lib/db/stored-json.ts),
+     * so lists are that text joined; without them a kind with `serialize` lists through serialize(). */
     jsonFields?: readonly JsonField[];
     /** Whether something measures this metric for the kind (default: the runtime driver says). */
     observes?(metric: MetricName): boolean;
@@ -250,7 +251,7 @@ export function runtimeFamilyPlugin<R extends RuntimeResource, O extends object>
         name: definition.name,
         table: definition.table,
         dependencies: ['hostless-auth', 'hostless-jobs', 'hostless-resources', ...definition.dependencies ?? []],
-        register(server, options) {
+        async register(server, options) {
             const { services } = server.plugins['hostless-resources'];
             // One adapter per server: the hooks a kind builds from this server's services join it at registration.
             const adapter: RuntimeAdapter<R> = { ...definition.adapter };
@@ -264,6 +265,9 @@ export function runtimeFamilyPlugin<R extends RuntimeResource, O extends object>
             bindRoutes(server, definition.table, handlers, {
                 ...definition.loaders, [definition.kind.kind]: adapter.model, [definition.kind.deploymentKind]: Deployment
             });
+            if (family.jsonFields) {
+                await syncStoredJson(services.knex, definition.kind.table, family.jsonFields);
+            }
         }
     };
 }

@@ -100,7 +100,7 @@ export function sharedHandlers<R extends RuntimeResource>(family: RuntimeFamily<
                 const reachable = { kind: kind.kind, table: kind.table, projectColumn: 'project_id', collaborators: !!kind.collaborators };
                 const who = { userId: user.id, projectId: project?.id ?? null, pinnedProjects };
                 return family.jsonFields
-                    ? respondWithJsonPage(request, h, await services.lists.reachableJson(reachable, who, request.query, family.jsonFields))
+                    ? respondWithJsonPage(request, h, await services.lists.reachableJson(reachable, who, request.query))
                     : respondWithPage(request, h, await services.lists.reachable(reachable, who, request.query, (found) => adapter.model.fromDatabaseJson(found)), family.serialize);
             }
         }),

@@ -25,8 +25,8 @@ export function appRoutes(family: RuntimeFamily<App>): RouteHandlers {
             query: Joi.object<{ limit: number; cursor?: string }, true>(listQuery),
             handler: async (request, h) => {
                 const { user, project } = access(request);
-                return respondWithJsonPage(request, h, await services.lists.reachableJson({ kind: 'app', table: 'apps', projectColumn: 'project_id' }, { userId: user.id, projectId: project!.id },
-                    request.query, family.jsonFields!));
+                const reachable = { kind: 'app', table: 'apps', projectColumn: 'project_id' };
+                return respondWithJsonPage(request, h, await services.lists.reachableJson(reachable, { userId: user.id, projectId: project!.id }, request.query));
             }
         }),
         'apps.traces': route({ params: params.app, query: traceQuery, handler: (request) => services.traces.query(APP.of(request).id, request.query) })
