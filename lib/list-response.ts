@@ -21,10 +21,23 @@ export function respondWithJsonPage<Refs extends ReqRef>(request: Request<Refs>,
 
 function linked<Refs extends ReqRef>(request: Request<Refs>, response: ResponseObject, next: string | null) {
     if (next) {
-        const url = new URL(request.url.href);
-        url.searchParams.set('cursor', next);
-        response.header('link', `<${url.pathname}${url.search}>; rel="next"`);
+        const search = new URLSearchParams(queryOf(request));
+        search.set('cursor', next);
+        response.header('link', `<${request.path}?${search.toString()}>; rel="next"`);
     }
 
     return response;
+}
+
+// The query string as the client sent it, read without building the request's URL (hapi builds it on first use, at
+// a cost a page can see): a path-absolute target, as every request but a proxy's absolute form, splits at `?`.
+function queryOf<Refs extends ReqRef>(request: Request<Refs>): string {
+    const target = request.raw.req.url ?? '';
+    if (!target.startsWith('/')) {
+        return request.url.search;
+    }
+
+    const start = target.indexOf('?');
+    const end = target.indexOf('#');
+    return start === -1 ? '' : target.slice(start + 1, end > start ? end : undefined);
 }

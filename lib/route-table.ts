@@ -267,9 +267,17 @@ const wholes: Record<Source, Whole> = {
     headers: 'The headers', params: 'The path', query: 'The query string', payload: 'The request body', state: 'The cookies'
 };
 
+function withoutRequestOptions(schema: Joi.Schema): Joi.Schema {
+    const validateAsync = schema.validateAsync.bind(schema);
+    return Object.assign(schema, { validateAsync: (value: unknown) => validateAsync(value) });
+}
+
 // Validation failures name the offending field (never its value); a route that takes no body accepts only an
 // empty one, and unknown keys are refused everywhere (joi's default for objects). Preferences are bound to each
 // schema once here: passed as per-request options, joi would compile its message templates on every request.
+// hapi passes options anyway (its context, which no schema here reads), and with any options joi merges a schema's
+// bound preferences again, messages included, on every request; validated without them it merges them once and
+// keeps the result. So each bound schema validates what hapi hands it without hapi's options.
 function validateOptions(row: CompiledRow, validate: RouteOptionsValidate | undefined, streamed: boolean): RouteOptionsValidate {
     // A streamed multipart body (the row declares its parts) is read and validated by the access pipeline (lib/multipart.ts).
     const merged: RouteOptionsValidate = { ...(row.method === 'GET' || streamed ? {} : { payload: noBody }), ...validate };
@@ -281,7 +289,7 @@ function validateOptions(row: CompiledRow, validate: RouteOptionsValidate | unde
     for (const source of sources) {
         const schema = merged[source];
         if (Joi.isSchema(schema)) {
-            (merged as Record<string, unknown>)[source] = schema.prefs(validationPreferences);
+            (merged as Record<string, unknown>)[source] = withoutRequestOptions(schema.prefs(validationPreferences));
         }
     }
 

@@ -71,6 +71,22 @@ describe('lists written as JSON by the database', () => {
         expect(JSON.parse(text)[0].buildCommand).to.equal(awkward);
     });
 
+    it('links the next page with the query as sent, its cursor replaced', async () => {
+        const linkOf = async (url: string) => {
+            const res = await fetch(`${origin}${url}`, { headers: { authorization: owner.session } });
+            expect(res.status).to.equal(200);
+            return /^<([^>]+)>; rel="next"$/.exec(res.headers.get('link') ?? '')?.[1] ?? null;
+        };
+
+        expect((await call('POST', '/v1/apps', owner.session, { name: 'json-third' })).statusCode).to.equal(201);
+        const first = await linkOf(`/v1/apps?limit=1&projectId=${owner.projectId}`);
+        expect(first).to.match(new RegExp(`^/v1/apps\\?limit=1&projectId=${owner.projectId}&cursor=[\\w-]+$`));
+        const second = await linkOf(first!);
+        expect(second).to.match(new RegExp(`^/v1/apps\\?limit=1&projectId=${owner.projectId}&cursor=[\\w-]+$`));
+        expect(second).to.not.equal(first);
+        expect(await linkOf(second!)).to.equal(null);
+    });
+
     it('answers an injected request (MCP and the dashboard in this process) with the same body as a value', async () => {
         const key = await createKey(instance.server, owner, ['apps:read']);
         const injected = await call('GET', '/v1/apps', key.token);
