@@ -6,24 +6,28 @@ export type JsonField =
     | { name: string; column: string; boolean?: boolean }       // boolean: 0/1 on SQLite, written true/false
     | { name: string; object: readonly JsonField[]; when: string };     // a nested object, null unless `when` holds
 
-/** The SQL expression for one row's JSON text. */
-export function jsonRowSql(fields: readonly JsonField[], postgres: boolean): string {
-    return postgres ? `${postgresObject(fields)}::text` : sqliteObject(fields);
+/** The SQL expression for one row's JSON text, its columns read from `row` (`r` as the shapes' conditions name it). */
+export function jsonRowSql(fields: readonly JsonField[], postgres: boolean, row = 'r'): string {
+    const column = (name: string) => `${row}.${name}`;
+    const condition = (when: string) => when.replace(/\br\./g, `${row}.`);
+    return postgres ? `${postgresObject(fields, column, condition)}::text` : sqliteObject(fields, column, condition);
 }
 
+type Naming = (text: string) => string;
+
 // json() keeps a nested value JSON (not a quoted string) whatever CASE does to its subtype.
-function sqliteObject(fields: readonly JsonField[]): string {
+function sqliteObject(fields: readonly JsonField[], column: Naming, condition: Naming): string {
     const value = (field: JsonField) => 'object' in field
-        ? `json(CASE WHEN ${field.when} THEN ${sqliteObject(field.object)} END)`
-        : field.boolean ? `json(CASE WHEN r.${field.column} THEN 'true' ELSE 'false' END)` : `r.${field.column}`;
+        ? `json(CASE WHEN ${condition(field.when)} THEN ${sqliteObject(field.object, column, condition)} END)`
+        : field.boolean ? `json(CASE WHEN ${column(field.column)} THEN 'true' ELSE 'false' END)` : column(field.column);
     return `json_object(${fields.map((field) => `'${field.name}', ${value(field)}`).join(', ')})`;
 }
 
 // row_to_json of a one-row record writes compact JSON with the record's column names as keys (json_build_object
 // would put spaces around its colons).
-function postgresObject(fields: readonly JsonField[]): string {
+function postgresObject(fields: readonly JsonField[], column: Naming, condition: Naming): string {
     const value = (field: JsonField) => 'object' in field
-        ? `CASE WHEN ${field.when} THEN ${postgresObject(field.object)} END`
-        : field.boolean ? `COALESCE(r.${field.column}, false)` : `r.${field.column}`;
+        ? `CASE WHEN ${condition(field.when)} THEN ${postgresObject(field.object, column, condition)} END`
+        : field.boolean ? `COALESCE(${column(field.column)}, false)` : column(field.column);
     return `row_to_json((SELECT x FROM (SELECT ${fields.map((field) => `${value(field)} AS "${field.name}"`).join(', ')}) x))`;
 }

@@ -51,10 +51,12 @@ function columnsOf(expression: string): string[] {
 }
 
 // SQLite: a trigger after each insert, and after each update of a column the JSON reads, sets the column from the row
-// as written (recursive triggers are off, so its own update fires nothing). SQLite keeps a trigger's text as given.
+// as written, NEW (recursive triggers are off, so its own update fires nothing). Its UPDATE names no alias: SQLite
+// checks every trigger again when a table is renamed, and takes an aliased column in a trigger for a missing one.
+// SQLite keeps a trigger's text as given.
 function sqliteDefinition(table: string, fields: readonly JsonField[]): Definition {
     const expression = jsonRowSql(fields, false);
-    const body = `BEGIN UPDATE ${table} AS r SET ${LIST_JSON_COLUMN} = ${expression} WHERE r.id = NEW.id; END`;
+    const body = `BEGIN UPDATE ${table} SET ${LIST_JSON_COLUMN} = ${jsonRowSql(fields, false, 'NEW')} WHERE id = NEW.id; END`;
     const triggers = {
         [`${table}_list_json_insert`]: `CREATE TRIGGER ${table}_list_json_insert AFTER INSERT ON ${table} ${body}`,
         [`${table}_list_json_update`]: `CREATE TRIGGER ${table}_list_json_update AFTER UPDATE OF ${columnsOf(expression).join(', ')} ON ${table} ${body}`

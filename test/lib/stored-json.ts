@@ -91,6 +91,14 @@ describe('list JSON kept by the database', () => {
         await expectListMatches();
     });
 
+    it('lets a migration rename a table', async () => {
+        await knex().schema.renameTable('metric_points', 'metric_points_away');
+        await knex().schema.renameTable('metric_points_away', 'metric_points');
+        await knex().schema.renameTable('apps', 'apps_away');
+        await knex().schema.renameTable('apps_away', 'apps');
+        await expectListMatches();
+    });
+
     it('puts back a trigger a table rebuild dropped', async () => {
         const postgres = dialect(knex()) === 'postgres';
         await knex().raw(postgres ? 'DROP TRIGGER apps_list_json ON apps' : 'DROP TRIGGER apps_list_json_insert');
