@@ -14,7 +14,7 @@ export const LIST_JSON_COLUMN = 'list_json';
 
 interface Definition {
     statements: string[];                                       // what replaces the trigger and rewrites every row
-    current: (db: Knex) => Promise<boolean>;       // whether the database holds this definition already
+    current: (db: Knex) => Promise<boolean>;                   // whether the database holds this definition already
 }
 
 /** Brings a table's `list_json` column and its trigger up to date with the shape; a no-op when they are. */
