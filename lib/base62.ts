@@ -30,4 +30,21 @@ export function encodeBase62(value: number, width: number): string {
     return out.padStart(width, '0');
 }
 
+const DIGITS = new Map([...ALPHABET].map((character, digit) => [character.charCodeAt(0), digit]));
+
+/** The number the base62 characters of `text` from `start` on encode; -1 when one of them is not base62. */
+export function decodeBase62(text: string, start = 0): number {
+    let value = 0;
+    for (let i = start; i < text.length; ++i) {
+        const digit = DIGITS.get(text.charCodeAt(i));
+        if (digit === undefined) {
+            return -1;
+        }
+
+        value = value * 62 + digit;
+    }
+
+    return value;
+}
+
 export const base62Pattern = /^[0-9A-Za-z]+$/;

@@ -12,6 +12,23 @@ export function sha256Hex(value: string): string {
     return Crypto.hash('sha256', value, 'hex');
 }
 
+/**
+ * Compares two hex digests in constant time over their characters, without a Buffer for either: the key check's
+ * comparison on every request (two allocations and a native call otherwise). Unequal lengths compare as different.
+ */
+export function hexDigestsEqual(a: string, b: string): boolean {
+    if (a.length !== b.length) {
+        return false;
+    }
+
+    let difference = 0;
+    for (let i = 0; i < a.length; ++i) {
+        difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
+    }
+
+    return difference === 0;
+}
+
 /** Compares two digests in constant time; unequal lengths compare as different without leaking where. */
 export function digestsEqual(a: Buffer, b: Buffer): boolean {
     return a.length === b.length && Crypto.timingSafeEqual(a, b);

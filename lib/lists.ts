@@ -1,4 +1,6 @@
-import type { FastReader } from './db/fast-reader';
+import Hoek from '@hapi/hoek';
+
+import type { FastReader, Lookup } from './db/fast-reader';
 import { LIST_JSON_COLUMN } from './db/stored-json';
 import { decodeCursor, encodeCursor, type Page } from './pagination';
 
@@ -12,6 +14,8 @@ const FIRST = ['9999-12-31T23:59:59.999Z', ''] as const;       // a position aft
 // SQLite allows 500 terms in a compound SELECT; past this many arms one statement sorts the reachable set instead.
 export const MAX_ARMS = 400;
 const MAX_SHAPES = 1000;                                        // JSON page statements kept
+
+const MEMBERSHIPS: Lookup = { key: 'user_id', columns: 'project_id', from: 'memberships' };
 
 export interface PageRequest {
     limit: number;
@@ -143,16 +147,34 @@ export class Lists {
         return this.toPage(rows.map((row) => ({ row, position: { created_at: row.created_at as string, id: row.id as string } })), page.limit, load);
     }
 
-    /** The caller's member projects and granted resources, each within the credential's pin. */
+    // The lookups of a kind's grants, one per kind (a batch is gathered per lookup).
+    private readonly grantLookups = new Map<string, Lookup>();
+
+    /**
+     * The caller's member projects and granted resources, each within the credential's pin: read with the other
+     * requests' of the same turn (lib/db/lookup-batch.ts), two indexed lookups by user.
+     */
     private async sources(kind: ReachableKind, userId: string, pin: readonly string[] | null): Promise<{ projects: string[]; grants: string[] }> {
-        const grants = kind.collaborators ? ' UNION ALL SELECT project_id, resource_id FROM collaborators WHERE user_id = ? AND resource_type = ?' : '';
-        const rows = await this.reader.all<{ project_id: string; resource_id: string | null }>(
-            `SELECT project_id, NULL AS resource_id FROM memberships WHERE user_id = ?${grants}`, kind.collaborators ? [userId, userId, kind.kind] : [userId]);
-        const pinned = rows.filter((row) => !pin || pin.includes(row.project_id));
+        const [memberships, granted] = await Promise.all([
+            this.reader.lookupAll<[projectId: string]>(MEMBERSHIPS, userId),
+            kind.collaborators ? this.reader.lookupAll<[projectId: string, resourceId: string]>(this.grantLookup(kind.kind), userId) : []
+        ]);
+        const reached = (projectId: string) => !pin || pin.includes(projectId);
         return {
-            projects: pinned.flatMap((row) => row.resource_id ? [] : [row.project_id]),
-            grants: pinned.flatMap((row) => row.resource_id ? [row.resource_id] : [])
+            projects: memberships.flatMap(([projectId]) => reached(projectId) ? [projectId] : []),
+            grants: granted.flatMap(([projectId, resourceId]) => reached(projectId) ? [resourceId] : [])
         };
+    }
+
+    private grantLookup(kind: string): Lookup {
+        let lookup = this.grantLookups.get(kind);
+        if (!lookup) {
+            Hoek.assert(/^[a-z_]+$/.test(kind), 'A resource kind is lowercase letters and underscores:', kind);
+            lookup = { key: 'user_id', columns: 'project_id, resource_id', from: 'collaborators', where: `resource_type = '${kind}'` };
+            this.grantLookups.set(kind, lookup);
+        }
+
+        return lookup;
     }
 
     private position(cursor: string | undefined): Position {

@@ -2,6 +2,9 @@ import Database from 'better-sqlite3';
 import type { Knex } from 'knex';
 
 import { sqliteFilename, SQLITE_PRAGMAS } from './knex';
+import { LookupBatches, type Lookup } from './lookup-batch';
+
+export type { Lookup } from './lookup-batch';
 
 // The request hot path (credential lookup, membership) reads through prepared statements instead of the ORM:
 // about 3 us a query against 24 us (toolcheck.md). SQLite gets its own read connection so a transaction in flight
@@ -10,9 +13,11 @@ import { sqliteFilename, SQLITE_PRAGMAS } from './knex';
 export interface FastReader {
     get<T>(sql: string, params: readonly unknown[]): Promise<T | undefined>;
     all<T>(sql: string, params: readonly unknown[]): Promise<T[]>;
-    /** The first row as its values in the order of the SELECT list (whose output names must differ), without building an
-     * object: for the hottest reads. */
-    tuple<T extends readonly unknown[]>(sql: string, params: readonly unknown[]): Promise<T | undefined>;
+    /** The row of one key as its values in the order of `lookup.columns`, without building an object: for the reads
+     * every request makes (credentials), gathered with the others of the same turn into one statement (lookup-batch.ts). */
+    lookup<T extends readonly unknown[]>(lookup: Lookup, key: string): Promise<T | undefined>;
+    /** Every row of one key, each as its values in the order of `lookup.columns`, read like lookup(). */
+    lookupAll<T extends readonly unknown[]>(lookup: Lookup, key: string): Promise<T[]>;
     close(): void;
     /** Calls `listener` with every statement this reader runs (tests count statements per request). */
     observe(listener: ((sql: string, params: readonly unknown[]) => void) | null): void;
@@ -37,22 +42,31 @@ function sqliteReader(filename: string): FastReader {
     }
 
     const statements = new Map<string, Database.Statement>();
-    const tuples = new Map<string, Database.Statement>();
-    const prepare = (sql: string, cache = statements) => {
-        let statement = cache.get(sql);
+    const prepare = (sql: string) => {
+        let statement = statements.get(sql);
         if (!statement) {
             statement = db.prepare(sql);
-            if (cache === tuples) {
-                statement.raw(true);
-            }
-
-            cache.set(sql, statement);
+            statements.set(sql, statement);
         }
 
         return statement;
     };
 
+    // A batch's keys go in as one JSON array (one statement text whatever their number), each matched through the
+    // key's index; its rows come back as arrays.
+    const lookups = new Map<Lookup, Database.Statement>();
     let listener: ((sql: string, params: readonly unknown[]) => void) | null = null;
+    const batches = new LookupBatches(async (lookup, keys) => {
+        let statement = lookups.get(lookup);
+        if (!statement) {
+            statement = db.prepare(lookupSql(lookup, 'IN (SELECT value FROM json_each(?))')).raw(true);
+            lookups.set(lookup, statement);
+        }
+
+        const params = [JSON.stringify(keys)];
+        listener?.(statement.source, params);
+        return statement.all(...params) as unknown[][];
+    });
     return {
         get: async <T>(sql: string, params: readonly unknown[]) => {
             listener?.(sql, params);
@@ -62,10 +76,8 @@ function sqliteReader(filename: string): FastReader {
             listener?.(sql, params);
             return prepare(sql).all(...params) as T[];
         },
-        tuple: async <T extends readonly unknown[]>(sql: string, params: readonly unknown[]) => {
-            listener?.(sql, params);
-            return prepare(sql, tuples).get(...params) as T | undefined;
-        },
+        lookup: <T extends readonly unknown[]>(lookup: Lookup, key: string) => batches.get<T>(lookup, key),
+        lookupAll: <T extends readonly unknown[]>(lookup: Lookup, key: string) => batches.all<T>(lookup, key),
         close: () => db.close(),
         observe: (fn) => {
             listener = fn;
@@ -77,7 +89,7 @@ function sqliteReader(filename: string): FastReader {
 // prepares a name the first time a connection sees it), on a connection of knex's pool (its search_path set).
 // The text's `?` placeholders become `$n`: the reader's statements hold no `?` of their own.
 interface PgConnection {
-    query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+    query(config: { name: string; text: string; values: unknown[]; rowMode?: 'array' }): Promise<{ rows: unknown[] }>;
 }
 
 interface PoolClient {
@@ -99,27 +111,41 @@ function knexReader(knex: Knex): FastReader {
 
         return found;
     };
-    const rows = async (sql: string, params: readonly unknown[]) => {
+    const rows = async (sql: string, params: readonly unknown[], rowMode?: 'array') => {
         listener?.(sql, params);
         const connection = await client.acquireConnection();
         try {
-            return (await connection.query({ ...statement(sql), values: params as unknown[] })).rows;
+            return (await connection.query({ ...statement(sql), values: params as unknown[], ...rowMode ? { rowMode } : {} })).rows;
         }
         finally {
             await client.releaseConnection(connection);
         }
     };
 
+    // A batch's keys go in as one array parameter, matched through the key's index.
+    const lookups = new Map<Lookup, string>();
+    const batches = new LookupBatches(async (lookup, keys) => {
+        let sql = lookups.get(lookup);
+        if (!sql) {
+            sql = lookupSql(lookup, '= ANY(?)');
+            lookups.set(lookup, sql);
+        }
+
+        return await rows(sql, [keys], 'array') as unknown[][];
+    });
+
     return {
         get: async <T>(sql: string, params: readonly unknown[]) => (await rows(sql, params))[0] as T | undefined,
         all: async <T>(sql: string, params: readonly unknown[]) => await rows(sql, params) as T[],
-        tuple: async <T extends readonly unknown[]>(sql: string, params: readonly unknown[]) => {
-            const [row] = await rows(sql, params) as Array<Record<string, unknown>>;
-            return row ? Object.values(row) as unknown as T : undefined;
-        },
+        lookup: <T extends readonly unknown[]>(lookup: Lookup, key: string) => batches.get<T>(lookup, key),
+        lookupAll: <T extends readonly unknown[]>(lookup: Lookup, key: string) => batches.all<T>(lookup, key),
         close: () => { },
         observe: (fn) => {
             listener = fn;
         }
     };
+}
+
+function lookupSql(lookup: Lookup, matches: string): string {
+    return `SELECT ${lookup.key}, ${lookup.columns} FROM ${lookup.from} WHERE ${lookup.where ? `${lookup.where} AND ` : ''}${lookup.key} ${matches}`;
 }

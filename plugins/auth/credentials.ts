@@ -3,8 +3,8 @@ import type { AuthCredentials } from '@hapi/hapi';
 
 import { inRanges } from '../../lib/address-ranges';
 import { parseApiKey } from '../../lib/api-key-token';
-import { digestsEqual, sha256 } from '../../lib/crypto';
-import type { FastReader } from '../../lib/db/fast-reader';
+import { hexDigestsEqual, sha256Hex } from '../../lib/crypto';
+import type { FastReader, Lookup } from '../../lib/db/fast-reader';
 import { jwtType } from '../../lib/jwt-type';
 import { ACCESS_TOKEN_TYPE, type AccessTokenVerifier } from '../../lib/oauth/access-token';
 import { SESSION_SCOPES, type Scope } from '../../lib/scopes';
@@ -14,43 +14,35 @@ import { KeyUses, type UsedKey } from './key-uses';
 // Turns an Authorization header into credentials, deciding from the database on every request: nothing here is
 // cached, so a revocation holds at the next request on every process.
 
-// A key's row as KEY_SQL's values, in its order: read without building an object (the check runs on every request).
+// A key's row as KEY's values, in its order: read without building an object (the check runs on every request).
 type KeyTuple = [
     id: string, user_id: string, secret_hash: string, previous_secret_hash: string | null, previous_expires_at: string | null,
     allowed_cidrs: string | null, scopes: string, expires_at: string | null, last_used_at: string | null, revoked_at: string | null,
     email: string, admin_since: string | null, disabled_at: string | null
 ];
 
-interface SessionRow {
-    id: string;
-    user_id: string;
-    expires_at: string;
-    revoked_at: string | null;
-    email: string;
-    admin_since: string | null;
-    disabled_at: string | null;
-}
+type SessionTuple = [user_id: string, expires_at: string, revoked_at: string | null, email: string, admin_since: string | null, disabled_at: string | null];
 
-interface GrantRow {
-    id: string;
-    user_id: string;
-    client_id: string;
-    scopes: string;
-    projects: string | null;
-    last_used_at: string | null;
-    revoked_at: string | null;
-    email: string;
-    admin_since: string | null;
-    disabled_at: string | null;
-}
+type GrantTuple = [
+    user_id: string, client_id: string, scopes: string, projects: string | null, last_used_at: string | null, revoked_at: string | null,
+    email: string, admin_since: string | null, disabled_at: string | null
+];
 
 // Every column read here costs every request (five more columns cost more than the allow-list check): what only the
 // writes after the response need (the key's name, the days of its scopes, its addresses) they read themselves.
-const KEY_SQL = 'SELECT k.id, k.user_id, k.secret_hash, k.previous_secret_hash, k.previous_expires_at, k.allowed_cidrs, k.scopes, k.expires_at, ' +
-    'k.last_used_at, k.revoked_at, u.email, u.admin_since, u.disabled_at FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.prefix = ?';
-const SESSION_SQL = 'SELECT s.id, s.user_id, s.expires_at, s.revoked_at, u.email, u.admin_since, u.disabled_at FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id = ?';
-const GRANT_SQL = 'SELECT g.id, g.user_id, g.client_id, g.scopes, g.projects, g.last_used_at, g.revoked_at, u.email, u.admin_since, u.disabled_at FROM oauth_grants g JOIN users u ON u.id = g.user_id WHERE g.id = ?';
-const DUMMY_HASH = Buffer.alloc(32);
+// Each is read with the lookups of the same turn (lib/db/lookup-batch.ts), never kept.
+const KEY: Lookup = {
+    key: 'k.prefix',
+    columns: 'k.id, k.user_id, k.secret_hash, k.previous_secret_hash, k.previous_expires_at, k.allowed_cidrs, k.scopes, k.expires_at, k.last_used_at, k.revoked_at, u.email, u.admin_since, u.disabled_at',
+    from: 'api_keys k JOIN users u ON u.id = k.user_id'
+};
+const SESSION: Lookup = { key: 's.id', columns: 's.user_id, s.expires_at, s.revoked_at, u.email, u.admin_since, u.disabled_at', from: 'sessions s JOIN users u ON u.id = s.user_id' };
+const GRANT: Lookup = {
+    key: 'g.id',
+    columns: 'g.user_id, g.client_id, g.scopes, g.projects, g.last_used_at, g.revoked_at, u.email, u.admin_since, u.disabled_at',
+    from: 'oauth_grants g JOIN users u ON u.id = g.user_id'
+};
+const DUMMY_HASH = '0'.repeat(64);                               // compared when no key has the prefix: the same work either way
 
 export const messages = {
     missing: 'Missing authentication',
@@ -140,10 +132,10 @@ export class CredentialStore {
         }
 
         const readAt = this.options.uses.epoch;
-        const tuple = await this.options.reader.tuple<KeyTuple>(KEY_SQL, [parsed.prefix]);
-        const presented = sha256(parsed.secret);
-        const current = digestsEqual(presented, tuple ? Buffer.from(tuple[2], 'hex') : DUMMY_HASH);
-        const previous = !current && !!tuple?.[3] && digestsEqual(presented, Buffer.from(tuple[3], 'hex'));
+        const tuple = await this.options.reader.lookup<KeyTuple>(KEY, parsed.prefix);
+        const presented = sha256Hex(parsed.secret);
+        const current = hexDigestsEqual(presented, tuple ? tuple[2] : DUMMY_HASH);
+        const previous = !current && !!tuple?.[3] && hexDigestsEqual(presented, tuple[3]);
         if (!tuple || (!current && !previous)) {
             throw unauthorized(messages.invalidKey);
         }
@@ -193,19 +185,24 @@ export class CredentialStore {
             throw unauthorized(messages.invalidToken);
         }
 
-        const row = await this.options.reader.get<SessionRow>(SESSION_SQL, [claims.sid]);
-        if (!row || row.user_id !== claims.sub || row.revoked_at || Date.parse(row.expires_at) <= Date.now()) {
+        const row = await this.options.reader.lookup<SessionTuple>(SESSION, claims.sid);
+        if (!row) {
             throw unauthorized(messages.endedSession);
         }
 
-        if (row.disabled_at) {
+        const [userId, expiresAt, revokedAt, email, adminSince, disabledAt] = row;
+        if (userId !== claims.sub || revokedAt || Date.parse(expiresAt) <= Date.now()) {
+            throw unauthorized(messages.endedSession);
+        }
+
+        if (disabledAt) {
             throw unauthorized(messages.disabled);
         }
 
         return {
-            user: { id: row.user_id, email: row.email, isAdmin: !!row.admin_since },
+            user: { id: userId, email, isAdmin: !!adminSince },
             via: 'session',
-            credentialId: row.id,
+            credentialId: claims.sid,
             scopes: SESSION_SCOPES,
             pinnedProjects: null
         };
@@ -220,23 +217,28 @@ export class CredentialStore {
         }
 
         const readAt = this.options.uses.epoch;
-        const row = await this.options.reader.get<GrantRow>(GRANT_SQL, [claims.grantId]);
-        if (!row || row.revoked_at || row.user_id !== claims.userId || row.client_id !== claims.clientId) {
+        const row = await this.options.reader.lookup<GrantTuple>(GRANT, claims.grantId);
+        if (!row) {
             throw unauthorized(messages.revokedGrant);
         }
 
-        if (row.disabled_at) {
+        const [userId, clientId, scopeText, projects, lastUsedAt, revokedAt, email, adminSince, disabledAt] = row;
+        if (revokedAt || userId !== claims.userId || clientId !== claims.clientId) {
+            throw unauthorized(messages.revokedGrant);
+        }
+
+        if (disabledAt) {
             throw unauthorized(messages.disabled);
         }
 
-        this.options.uses.used('oauth_grants', row, this.options.clock(), readAt);
-        const granted = parseScopes(row.scopes);
+        this.options.uses.used('oauth_grants', { id: claims.grantId, last_used_at: lastUsedAt }, this.options.clock(), readAt);
+        const granted = parseScopes(scopeText);
         return {
-            user: { id: row.user_id, email: row.email, isAdmin: !!row.admin_since },
+            user: { id: userId, email, isAdmin: !!adminSince },
             via: 'oauth',
-            credentialId: row.id,
+            credentialId: claims.grantId,
             scopes: claims.scopes.filter((scope) => granted.includes(scope)),
-            pinnedProjects: row.projects ? JSON.parse(row.projects) as string[] : null
+            pinnedProjects: projects ? JSON.parse(projects) as string[] : null
         };
     }
 

@@ -1,7 +1,7 @@
 import * as Code from '@hapi/code';
 import * as Lab from '@hapi/lab';
 
-import { decryptSecret, deriveKey, encryptSecret, hashPassword, verifyPassword } from '../../lib/crypto';
+import { decryptSecret, deriveKey, encryptSecret, hashPassword, hexDigestsEqual, sha256Hex, verifyPassword } from '../../lib/crypto';
 
 const { describe, it } = exports.lab = Lab.script();
 const { expect } = Code;
@@ -33,5 +33,17 @@ describe('crypto', () => {
         expect(() => decryptSecret([...parts.slice(0, 3), flipped.toString('base64url')].join('.'), key)).to.throw();
         expect(() => decryptSecret(sealed, deriveKey('another secret', 'env-vars'))).to.throw();
         expect(() => decryptSecret('garbage', key)).to.throw('Unrecognised sealed secret format');
+    });
+
+    it('compares hex digests by every character', () => {
+        const digest = sha256Hex('a secret');
+        expect(hexDigestsEqual(digest, sha256Hex('a secret'))).to.be.true();
+        for (let i = 0; i < digest.length; ++i) {
+            const changed = digest.slice(0, i) + (digest[i] === '0' ? '1' : '0') + digest.slice(i + 1);
+            expect(hexDigestsEqual(digest, changed), `position ${i}`).to.be.false();
+        }
+
+        expect(hexDigestsEqual(digest, digest.slice(0, -1))).to.be.false();
+        expect(hexDigestsEqual('', '')).to.be.true();
     });
 });
