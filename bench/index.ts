@@ -25,6 +25,7 @@ interface Target {
 const MCP_LIST = { tool: 'apps_list', rest: '/v1/apps' };
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
+const CONNECTIONS = 10;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 interface Measure {
@@ -53,9 +54,9 @@ function usage(server: Server): Promise<Usage> {
     });
 }
 
-async function load(server: Server, target: Target, duration: number): Promise<Measure> {
+async function load(server: Server, target: Target, duration: number, connections = CONNECTIONS): Promise<Measure> {
     const before = await usage(server);
-    const result = await autocannon({ url: target.url, connections: 10, duration, method: target.method ?? 'GET', headers: target.headers ?? {}, ...(target.body ? { body: target.body } : {}) });
+    const result = await autocannon({ url: target.url, connections, duration, method: target.method ?? 'GET', headers: target.headers ?? {}, ...(target.body ? { body: target.body } : {}) });
     const after = await usage(server);
     if (result.non2xx || result.errors) {
         throw new Error(`${target.label}: ${result.non2xx} non-2xx answers and ${result.errors} errors`);
@@ -78,13 +79,13 @@ interface Row {
 const rows: Row[] = [];
 
 /** Alternates the targets round by round, so drift on the machine hits both alike; records the medians as a row. */
-async function compare(server: Server, figure: string, target: number | null, baseline: Target, subject: Target, options: { cpu?: boolean; warmupS?: number } = {}): Promise<Row> {
-    await load(server, baseline, options.warmupS ?? 2);
-    await load(server, subject, options.warmupS ?? 2);
+async function compare(server: Server, figure: string, target: number | null, baseline: Target, subject: Target, options: { cpu?: boolean; warmupS?: number; connections?: number } = {}): Promise<Row> {
+    await load(server, baseline, options.warmupS ?? 2, options.connections);
+    await load(server, subject, options.warmupS ?? 2, options.connections);
     const samples = { baseline: [] as Measure[], subject: [] as Measure[] };
     for (let round = 0; round < ROUNDS; ++round) {
-        samples.baseline.push(await load(server, baseline, DURATION_S));
-        samples.subject.push(await load(server, subject, DURATION_S));
+        samples.baseline.push(await load(server, baseline, DURATION_S, options.connections));
+        samples.subject.push(await load(server, subject, DURATION_S, options.connections));
     }
 
     const of = (measures: Measure[]) => ({ rate: median(measures.map((m) => m.rate)), cpuUs: median(measures.map((m) => m.cpuUs)) });
@@ -229,8 +230,13 @@ async function api(): Promise<void> {
         const projects: Target = { label: 'API key', url: `${base}/v1/projects`, headers: key };
         console.log('\nAPI (GET /v1/projects lists 21 projects; the key check is a lookup, a digest, scope and project role)');
         await compare(server, 'GET /v1/projects with an API key vs the same handler, auth off', 0.85, { label: 'auth off', url: `${base}/bench/projects-without-auth` }, projects);
-        const trivial = await compare(server, 'trivial route with an API key vs auth off', 0.85, { label: 'trivial', url: `${base}/bench/trivial` }, { label: 'trivial auth', url: `${base}/bench/trivial-auth`, headers: key });
+        const trivialTargets: [Target, Target] = [{ label: 'trivial', url: `${base}/bench/trivial` }, { label: 'trivial auth', url: `${base}/bench/trivial-auth`, headers: key }];
+        const trivial = await compare(server, 'trivial route with an API key vs auth off', 0.85, ...trivialTargets);
         console.log(`  the key check costs ${(trivial.subject.cpuUs - trivial.baseline.cpuUs).toFixed(1)} us of CPU a request (${(1e6 / trivial.subject.rate - 1e6 / trivial.baseline.rate).toFixed(1)} us by throughput)`);
+        // The same with one connection: no two requests share a turn, so no credential lookup is read with another's
+        // (lib/db/lookup-batch.ts). No target: the row shows what the check costs a lone request.
+        const lone = await compare(server, 'trivial route with an API key vs auth off, 1 connection', null, ...trivialTargets, { connections: 1 });
+        console.log(`  alone, the key check costs ${(lone.subject.cpuUs - lone.baseline.cpuUs).toFixed(1)} us of CPU a request`);
         await compare(server, 'GET /v1/projects with an API key vs behind @hapi/jwt (stateless JWT)', 1.0, { label: 'JWT', url: `${base}/bench/projects-jwt`, headers: { authorization: server.jwt } }, projects);
         await compare(server, 'trivial route: a key with an allow-list (3 ranges) vs without', 0.95, { label: 'trivial auth', url: `${base}/bench/trivial-auth`, headers: key }, { label: 'allow-listed', url: `${base}/bench/trivial-auth`, headers: { authorization: server.listedToken } });
 
@@ -273,7 +279,7 @@ function printTable(): void {
         ...servers.map((server) => [`peak RSS: ${server.label} process`, '', '', '', '', '', '<= 200 MB', `${server.peakRssMb.toFixed(0)} MB`])
     ];
     console.log(`\n${new Date().toISOString().slice(0, 10)}, ${Os.cpus().length} x ${Os.cpus()[0]?.model ?? 'unknown CPU'}, Node.js ${process.version}, ` +
-        `${ROUNDS} alternating rounds of ${DURATION_S} s, medians, 10 connections${PINNED ? ', server on CPU 0 and load on CPU 1' : ''}\n`);
+        `${ROUNDS} alternating rounds of ${DURATION_S} s, medians, ${CONNECTIONS} connections unless a row says otherwise${PINNED ? ', server on CPU 0 and load on CPU 1' : ''}\n`);
     console.log('CPU is the measured server process\'s own (on PostgreSQL, the database\'s processes are not in it); "by CPU only": the CPU ratio meets the target, throughput does not.\n');
     for (const [i, line] of lines.entries()) {
         console.log(`| ${line.join(' | ')} |`);

@@ -124,7 +124,7 @@ describe('lookup batches', () => {
                 reader.lookupAll<[string, string]>(MEMBERSHIPS, 'usr_nobody'), reader.lookupAll<[string, string]>(OWNED, one.id)
             ]);
             const { knex } = instance.server.app;
-            const stored = async (userId: string) => (await knex('memberships').where({ user_id: userId }).select('project_id', 'role')).map((row: { project_id: string; role: string }) => [row.project_id, row.role]);
+            const stored = async (userId: string) => (await knex('memberships').where({ user_id: userId }).select('project_id', 'role')).map((row: { project_id: string; role: string }): [string, string] => [row.project_id, row.role]);
             const sorted = (rows: Array<[string, string]>) => [...rows].sort((a, b) => a[0] < b[0] ? -1 : 1);
             expect(sorted(read[0])).to.equal(sorted(await stored(one.id)));
             expect(read[0]).to.have.length(3);                  // the personal project and the two made above
