@@ -142,6 +142,47 @@ describe('list and log plans', () => {
         await expectPlans(`/v1/apps/${app.name}/logs?q=connection`, { sorts: dialect(knex) !== 'postgres' });
     });
 
+    it('walks each project\'s own range when all of one project\'s apps are older than all of another\'s', { timeout: 120_000 }, async () => {
+        // The bench's layout: rows written project by project, in time order. An index on time alone would look cheap to
+        // PostgreSQL for the older project's arm, and walk every newer app to reach its page (migration 150).
+        const user = await register(instance.server, 'blocks');
+        const blocks = [user.projectId, (await call('POST', '/v1/projects', user.session, { name: 'Newer' })).result.id as string];
+        const time = (i: number) => new Date(Date.UTC(2027, 0, 1) + i * 1000).toISOString();     // after every other app: the table stays in time order
+        for (const [b, projectId] of blocks.entries()) {
+            const rows = Array.from({ length: 10_000 }, (_, i) => ({
+                id: newId('app'), name: `block-${b}-${i}`, project_id: projectId, status: 'created', plan: 'starter', region: 'eu-west', instances: 1,
+                auto_deploy: false, created_at: time(b * 10_000 + i), updated_at: time(b * 10_000 + i)
+            }));
+            for (let i = 0; i < rows.length; i += 500) {
+                await knex('apps').insert(rows.slice(i, i + 500));
+            }
+        }
+
+        await knex.raw('ANALYZE');
+        const key = (await createKey(instance.server, user, ['apps:read'])).token;
+        const statements = await capture('/v1/apps?limit=50', key);
+        expect(statements.length).to.be.above(0);
+        for (const statement of statements) {
+            expect(await problems(statement.sql, statement.params), statement.sql).to.equal([]);
+            if (dialect(knex) === 'postgres') {
+                // Every walk of the apps' indexes is bounded by its own conditions: none reads apps only to filter them out.
+                const result = await knex.raw(`EXPLAIN (FORMAT JSON) ${statement.sql}`, statement.params as Knex.RawBinding[]);
+                const filtered: string[] = [];
+                const walk = (node: Record<string, any>) => {
+                    if (node['Relation Name'] === 'apps' && node.Filter) {
+                        filtered.push(`${node['Index Name']}: ${node.Filter}`);
+                    }
+
+                    for (const child of node.Plans ?? []) {
+                        walk(child);
+                    }
+                };
+                walk(result.rows[0]['QUERY PLAN'][0].Plan);
+                expect(filtered, statement.sql).to.equal([]);
+            }
+        }
+    });
+
     describe('of databases and virtual machines', () => {
 
         let reader: string;

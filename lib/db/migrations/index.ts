@@ -25,6 +25,7 @@ import * as jobOutbox from './115-job-outbox';
 import * as rateLimitCounters from './116-rate-limit-counters';
 import * as testData from './130-test-data';
 import * as deploymentsByProject from './140-deployments-by-project';
+import * as reachableListIndexes from './150-reachable-list-indexes';
 
 // Migrations in order, imported rather than scanned, so they load the same under lab (.ts), from dist (.js) and
 // inside a host application that embeds the plugins.
@@ -53,5 +54,6 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; up: (knex: Knex) => Promi
     { name: '115-job-outbox', ...jobOutbox },
     { name: '116-rate-limit-counters', ...rateLimitCounters },
     { name: '130-test-data', ...testData },
-    { name: '140-deployments-by-project', ...deploymentsByProject }
+    { name: '140-deployments-by-project', ...deploymentsByProject },
+    { name: '150-reachable-list-indexes', ...reachableListIndexes }
 ];
