@@ -1,6 +1,7 @@
 import Hoek from '@hapi/hoek';
 
 import type { FastReader, Lookup } from './db/fast-reader';
+import { limitTerm } from './db/limit';
 import { LIST_JSON_COLUMN } from './db/stored-json';
 import { decodeCursor, encodeCursor, type Page } from './pagination';
 
@@ -65,9 +66,10 @@ export class Lists {
         const key = list.key ?? { createdAt: 'created_at', id: 'id' };
         const output = (column: string) => column.slice(column.lastIndexOf('.') + 1);
         const conditions = [...Object.keys(list.scope).map((column) => `${column} = ?`), ...list.where ? [list.where] : [], `(${key.createdAt}, ${key.id}) < (?, ?)`];
-        const sql = `SELECT ${list.select ?? '*'} FROM ${list.table} WHERE ${conditions.join(' AND ')} ORDER BY ${key.createdAt} DESC, ${key.id} DESC LIMIT ?`;
+        const limit = limitTerm(page.limit + 1, this.postgres);
+        const sql = `SELECT ${list.select ?? '*'} FROM ${list.table} WHERE ${conditions.join(' AND ')} ORDER BY ${key.createdAt} DESC, ${key.id} DESC LIMIT ${limit.sql}`;
         const after = this.position(page.cursor);
-        const rows = await this.reader.all<Record<string, unknown>>(sql, [...Object.values(list.scope), after.created_at, after.id, page.limit + 1]);
+        const rows = await this.reader.all<Record<string, unknown>>(sql, [...Object.values(list.scope), after.created_at, after.id, ...limit.params]);
         return this.toPage(rows.map((row) => ({ row, position: { created_at: row[output(key.createdAt)] as string, id: row[output(key.id)] as string } })), page.limit, list.load);
     }
 
@@ -94,8 +96,8 @@ export class Lists {
         }
 
         const after = this.position(page.cursor);
-        const { sql, params } = reachableStatement(kind, sources.projects.length, sources.grants.length, this.postgres);
-        const rows = await this.reader.all<Record<string, unknown>>(sql, params(sources.projects, sources.grants, [after.created_at, after.id], page.limit + 1));
+        const { sql, params } = reachableStatement(kind, sources.projects.length, sources.grants.length, this.postgres, page.limit + 1);
+        const rows = await this.reader.all<Record<string, unknown>>(sql, params(sources.projects, sources.grants, [after.created_at, after.id]));
         return this.toPage(rows.map((row) => ({ row, position: { created_at: row.created_at as string, id: row.id as string } })), page.limit, load);
     }
 
@@ -107,28 +109,28 @@ export class Lists {
         }
 
         const after = this.position(page.cursor);
-        const { sql, params } = this.jsonStatement(kind, sources.projects.length, sources.grants.length);
-        const rows = await this.reader.all<{ created_at: string; id: string; j: string }>(sql, params(sources.projects, sources.grants, [after.created_at, after.id], page.limit + 1));
+        const { sql, params } = this.jsonStatement(kind, sources.projects.length, sources.grants.length, page.limit + 1);
+        const rows = await this.reader.values<[createdAt: string, id: string, json: string]>(sql, params(sources.projects, sources.grants, [after.created_at, after.id]));
         const items = rows.length > page.limit ? rows.slice(0, page.limit) : rows;
         const last = items[items.length - 1];
         return {
-            json: `[${items.map((row) => row.j).join(',')}]`,
-            next: rows.length > page.limit && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null
+            json: `[${items.map((row) => row[2]).join(',')}]`,
+            next: rows.length > page.limit && last ? encodeCursor({ createdAt: last[0], id: last[1] }) : null
         };
     }
 
     // The statement text of a JSON page, built once per shape (a few kilobytes of SQL a request otherwise).
     private readonly jsonStatements = new Map<string, ReturnType<typeof reachableStatement>>();
 
-    private jsonStatement(kind: ReachableKind, projects: number, grants: number) {
-        const key = `${kind.table} ${kind.projectColumn} ${kind.collaborators ? 1 : 0} ${projects} ${grants}`;
+    private jsonStatement(kind: ReachableKind, projects: number, grants: number, limit: number) {
+        const key = `${kind.table} ${kind.projectColumn} ${kind.collaborators ? 1 : 0} ${projects} ${grants} ${limit}`;
         let statement = this.jsonStatements.get(key);
         if (!statement) {
             if (this.jsonStatements.size >= MAX_SHAPES) {
                 this.jsonStatements.clear();
             }
 
-            statement = reachableStatement({ ...kind, select: `r.created_at, r.id, r.${LIST_JSON_COLUMN} AS j` }, projects, grants, this.postgres);
+            statement = reachableStatement({ ...kind, select: `r.created_at, r.id, r.${LIST_JSON_COLUMN} AS j` }, projects, grants, this.postgres, limit);
             this.jsonStatements.set(key, statement);
         }
 
@@ -142,8 +144,8 @@ export class Lists {
         }
 
         const after = this.position(page.cursor);
-        const { sql, params } = reachableStatement(kind, projectIds.length, 0, this.postgres);
-        const rows = await this.reader.all<Record<string, unknown>>(sql, params(projectIds, [], [after.created_at, after.id], page.limit + 1));
+        const { sql, params } = reachableStatement(kind, projectIds.length, 0, this.postgres, page.limit + 1);
+        const rows = await this.reader.all<Record<string, unknown>>(sql, params(projectIds, [], [after.created_at, after.id]));
         return this.toPage(rows.map((row) => ({ row, position: { created_at: row.created_at as string, id: row.id as string } })), page.limit, load);
     }
 
@@ -197,39 +199,31 @@ export class Lists {
 }
 
 /**
- * The statement for a caller with `projects` member projects and `grants` granted resources. Exposed so a test can
- * ask each database for its plan: no sort for the ORDER BY, no full scan.
+ * The statement for a caller with `projects` member projects and `grants` granted resources, reading `limit` rows
+ * (written into the text on SQLite, lib/db/limit.ts). Exposed so a test can ask each database for its plan: no sort
+ * for the ORDER BY, no full scan.
  */
-export function reachableStatement(kind: ReachableKind, projects: number, grants: number, postgres: boolean) {
+export function reachableStatement(kind: ReachableKind, projects: number, grants: number, postgres: boolean, limit: number) {
     const select = kind.select ?? 'r.*';
     const keyset = '(r.created_at, r.id) < (?, ?)';
     const order = 'ORDER BY created_at DESC, id DESC';
+    const last = limitTerm(limit, postgres);
     const projectArm = `SELECT ${select} FROM ${kind.table} r WHERE r.${kind.projectColumn} = ? AND ${keyset}`;
     const grantArm = `SELECT ${select} FROM ${kind.table} r WHERE r.id = ? AND ${keyset}`;
     const arms = [...Array<string>(projects).fill(projectArm), ...Array<string>(grants).fill(grantArm)];
-    const params = (projectIds: readonly string[], grantIds: readonly string[], after: readonly [string, string], limit: number): unknown[] => {
-        if (arms.length > MAX_ARMS) {
-            return [...projectIds, ...grantIds, ...after, limit];
-        }
-
-        const perArm = postgres ? [limit] : [];
-        return [...[...projectIds, ...grantIds].flatMap((id) => [id, ...after, ...perArm]), limit];
-    };
-
+    type Params = (projectIds: readonly string[], grantIds: readonly string[], after: readonly [string, string]) => unknown[];
     if (arms.length > MAX_ARMS) {
         const inList = (count: number) => Array<string>(count).fill('?').join(', ');
         const reach = [projects ? `r.${kind.projectColumn} IN (${inList(projects)})` : '', grants ? `r.id IN (${inList(grants)})` : ''].filter(Boolean).join(' OR ');
-        return { sql: `SELECT ${select} FROM ${kind.table} r WHERE (${reach}) AND ${keyset} ${order.replace(/created_at|id/g, (c) => `r.${c}`)} LIMIT ?`, params };
+        const params: Params = (projectIds, grantIds, after) => [...projectIds, ...grantIds, ...after, ...last.params];
+        return { sql: `SELECT ${select} FROM ${kind.table} r WHERE (${reach}) AND ${keyset} ${order.replace(/created_at|id/g, (c) => `r.${c}`)} LIMIT ${last.sql}`, params };
     }
 
     const merged = postgres && arms.length > 1;
     const sql = merged
-        ? `${arms.map((arm) => `(${arm} ORDER BY r.created_at DESC, r.id DESC LIMIT ?)`).join(' UNION ALL ')} ${order} LIMIT ?`
-        : `${arms.join(' UNION ALL ')} ${arms.length > 1 ? order : order.replace(/created_at|id/g, (c) => `r.${c}`)} LIMIT ?`;
-    return {
-        sql,
-        params: (projectIds: readonly string[], grantIds: readonly string[], after: readonly [string, string], limit: number) => merged || arms.length > MAX_ARMS
-            ? params(projectIds, grantIds, after, limit)
-            : [...[...projectIds, ...grantIds].flatMap((id) => [id, ...after]), limit]
-    };
+        ? `${arms.map((arm) => `(${arm} ORDER BY r.created_at DESC, r.id DESC LIMIT ${last.sql})`).join(' UNION ALL ')} ${order} LIMIT ${last.sql}`
+        : `${arms.join(' UNION ALL ')} ${arms.length > 1 ? order : order.replace(/created_at|id/g, (c) => `r.${c}`)} LIMIT ${last.sql}`;
+    const perArm = merged ? last.params : [];
+    const params: Params = (projectIds, grantIds, after) => [...[...projectIds, ...grantIds].flatMap((id) => [id, ...after, ...perArm]), ...last.params];
+    return { sql, params };
 }

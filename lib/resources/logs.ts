@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import { bulkInsert, type BulkColumn } from '../db/bulk-insert';
 import { dialect } from '../db/knex';
 import type { FastReader } from '../db/fast-reader';
+import { limitTerm } from '../db/limit';
 import { redact } from '../redact';
 import type { LogLevel, LogStream } from '../runtime/driver';
 import { fields } from '../validation';
@@ -180,7 +181,8 @@ export class LogStore {
         }
 
         const levels = filters.level ? LEVELS.slice(LEVELS.indexOf(filters.level)) : null;
-        const order = `ORDER BY timestamp ${direction}, seq ${direction} LIMIT ?`;
+        const limit = limitTerm(filters.limit, this.postgres);
+        const order = `ORDER BY timestamp ${direction}, seq ${direction} LIMIT ${limit.sql}`;
         const text = filters.q;
         if (text && !this.postgres && text.length >= TRIGRAM_MIN && !scope.deploymentId && !scope.runId) {
             // FTS5 hands back matches in rowid (write) order, so the first page of matches ends the scan; the rowids are
@@ -193,8 +195,8 @@ export class LogStore {
 
             const span = 's.rowid BETWEEN (SELECT min(seq) FROM log_lines WHERE resource_id = ?) AND (SELECT max(seq) FROM log_lines WHERE resource_id = ?)';
             return {
-                sql: `SELECT ${COLUMNS} FROM log_search s CROSS JOIN log_lines l ON l.seq = s.rowid WHERE log_search MATCH ? AND ${span} AND ${where.join(' AND ')} ORDER BY s.rowid ${direction} LIMIT ?`,
-                params: [`"${text.replace(/"/g, '""')}"`, scope.resourceId, scope.resourceId, ...params, filters.limit]
+                sql: `SELECT ${COLUMNS} FROM log_search s CROSS JOIN log_lines l ON l.seq = s.rowid WHERE log_search MATCH ? AND ${span} AND ${where.join(' AND ')} ORDER BY s.rowid ${direction} LIMIT ${limit.sql}`,
+                params: [`"${text.replace(/"/g, '""')}"`, scope.resourceId, scope.resourceId, ...params, ...limit.params]
             };
         }
 
@@ -207,18 +209,18 @@ export class LogStore {
                 add(`l.level IN (${levels.map(() => '?').join(', ')})`, ...levels);
             }
 
-            return { sql: `SELECT ${COLUMNS} FROM log_lines l WHERE ${where.join(' AND ')} ${order.replace(/timestamp|seq/g, (column) => `l.${column}`)}`, params: [...params, filters.limit] };
+            return { sql: `SELECT ${COLUMNS} FROM log_lines l WHERE ${where.join(' AND ')} ${order.replace(/timestamp|seq/g, (column) => `l.${column}`)}`, params: [...params, ...limit.params] };
         }
 
         // One arm per level on the (resource, level, time) index, merged in order without a sort.
         const arm = (level: string) => ({ sql: `SELECT ${COLUMNS} FROM log_lines l WHERE l.level = ? AND ${where.join(' AND ')}`, params: [level, ...params] });
         const arms = levels.map(arm);
         const sql = this.postgres
-            ? `${arms.map((a) => `(${a.sql} ORDER BY l.timestamp ${direction}, l.seq ${direction} LIMIT ?)`).join(' UNION ALL ')} ${order}`
+            ? `${arms.map((a) => `(${a.sql} ORDER BY l.timestamp ${direction}, l.seq ${direction} LIMIT ${limit.sql})`).join(' UNION ALL ')} ${order}`
             : `${arms.map((a) => a.sql).join(' UNION ALL ')} ${order}`;
         return {
             sql,
-            params: this.postgres ? [...arms.flatMap((a) => [...a.params, filters.limit]), filters.limit] : [...arms.flatMap((a) => a.params), filters.limit]
+            params: [...arms.flatMap((a) => [...a.params, ...this.postgres ? limit.params : []]), ...limit.params]
         };
     }
 

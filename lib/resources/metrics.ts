@@ -6,6 +6,8 @@ import type { Knex } from 'knex';
 
 import { bulkInsert, type BulkColumn } from '../db/bulk-insert';
 import type { FastReader } from '../db/fast-reader';
+import { dialect } from '../db/knex';
+import { limitTerm } from '../db/limit';
 import { fields } from '../validation';
 
 // Metric series of any resource, keyed by resource id: a range from the query, a step that keeps the series
@@ -202,9 +204,10 @@ export class Metrics {
             return { ...base, source: 'unavailable' as const, paths: [] };
         }
 
+        const top = limitTerm(limit, dialect(this.knex) === 'postgres');
         const rows = await this.reader.all<{ path: string; requests: number | string; bytes: number | string }>(
-            'SELECT path, SUM(requests) AS requests, SUM(bytes) AS bytes FROM edge_paths WHERE resource_id = ? AND day >= ? AND day <= ? GROUP BY path ORDER BY 2 DESC, path LIMIT ?',
-            [resourceId, first, last, limit]);
+            `SELECT path, SUM(requests) AS requests, SUM(bytes) AS bytes FROM edge_paths WHERE resource_id = ? AND day >= ? AND day <= ? GROUP BY path ORDER BY 2 DESC, path LIMIT ${top.sql}`,
+            [resourceId, first, last, ...top.params]);
         return { ...base, source: 'measured' as const, paths: rows.map((row) => ({ path: row.path, requests: Number(row.requests), bytes: Number(row.bytes) })) };
     }
 }

@@ -110,6 +110,25 @@ describe('lookup batches', () => {
             expect(again).to.equal([[one.email, null], [two.email, '2026-01-01T00:00:00.000Z']]);
         });
 
+        it('answers the same statement as objects through all() and as values in the SELECT\'s order through values()', async () => {
+            const one = await register(instance.server);
+            const { reader } = instance.server.plugins['hostless-auth'];
+            const sql = 'SELECT email, id, disabled_at FROM users WHERE id = ?';
+            const seen: string[] = [];
+            reader.observe((text) => seen.push(text));
+            try {
+                expect(await reader.values<[string, string, null]>(sql, [one.id])).to.equal([[one.email, one.id, null]]);
+                expect(await reader.all(sql, [one.id])).to.equal([{ email: one.email, id: one.id, disabled_at: null }]);
+                expect(await reader.values(sql, [one.id])).to.equal([[one.email, one.id, null]]);   // each mode keeps its own
+                expect(await reader.values(sql, ['usr_nobody'])).to.equal([]);
+            }
+            finally {
+                reader.observe(null);
+            }
+
+            expect(seen).to.equal([sql, sql, sql, sql]);
+        });
+
         it('reads every row of a key, under a fixed condition, for each of a turn\'s lookups', async () => {
             const [one, two] = [await register(instance.server), await register(instance.server)];
             for (const name of ['first', 'second']) {
