@@ -10,7 +10,7 @@ import { decodeCursor, encodeCursor, type Page } from './pagination';
 // reach merges one arm per source, each walking an index in order: one per project the caller is a member of, one
 // per resource granted to them as a collaborator (a single row). SQLite merges a compound SELECT's ordered arms
 // without a sort; PostgreSQL merges arms that each carry their own ORDER BY and LIMIT (a Merge Append). The SQL
-// text depends only on the shape (how many arms), so each shape is prepared once.
+// text depends only on the shape (how many arms) and, on SQLite, the limit (lib/db/limit.ts), so each is prepared once.
 const FIRST = ['9999-12-31T23:59:59.999Z', ''] as const;       // a position after every row: the first page
 // SQLite allows 500 terms in a compound SELECT; past this many arms one statement sorts the reachable set instead.
 export const MAX_ARMS = 400;

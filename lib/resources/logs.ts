@@ -149,7 +149,7 @@ export class LogStore {
         }));
     }
 
-    /** SQL text depends only on which filters are present, so each shape is prepared once. */
+    /** SQL text depends only on which filters are present and, on SQLite, the limit (lib/db/limit.ts), so each is prepared once. */
     private statement(scope: LogScope, filters: LogFilters): { sql: string; params: unknown[] } {
         const direction = scope.order === 'oldest' ? 'ASC' : 'DESC';
         const where: string[] = [];
