@@ -107,8 +107,11 @@ const POINT_COLUMNS: readonly BulkColumn[] = [
 
 export class Metrics {
     private salt: { day: string; value: string } | null = null;
+    private readonly postgres: boolean;
 
-    constructor(private readonly knex: Knex, private readonly reader: FastReader) { }
+    constructor(private readonly knex: Knex, private readonly reader: FastReader) {
+        this.postgres = dialect(knex) === 'postgres';
+    }
 
     async record(points: readonly MetricPoint[], db: Knex | Knex.Transaction = this.knex): Promise<void> {
         if (points.length) {
@@ -204,7 +207,7 @@ export class Metrics {
             return { ...base, source: 'unavailable' as const, paths: [] };
         }
 
-        const top = limitTerm(limit, dialect(this.knex) === 'postgres');
+        const top = limitTerm(limit, this.postgres);
         const rows = await this.reader.all<{ path: string; requests: number | string; bytes: number | string }>(
             `SELECT path, SUM(requests) AS requests, SUM(bytes) AS bytes FROM edge_paths WHERE resource_id = ? AND day >= ? AND day <= ? GROUP BY path ORDER BY 2 DESC, path LIMIT ${top.sql}`,
             [resourceId, first, last, ...top.params]);
