@@ -1,8 +1,9 @@
 import Database from 'better-sqlite3';
 import type { Knex } from 'knex';
 
-import { sqliteFilename, SQLITE_PRAGMAS } from './knex';
+import { postgresSettings, sqliteFilename, SQLITE_PRAGMAS } from './knex';
 import { LookupBatches, type Lookup } from './lookup-batch';
+import type * as Pipelines from './pg-pipelines';
 
 export type { Lookup } from './lookup-batch';
 
@@ -21,7 +22,7 @@ export interface FastReader {
     lookup<T extends readonly unknown[]>(lookup: Lookup, key: string): Promise<T | undefined>;
     /** Every row of one key, each as its values in the order of `lookup.columns`, read like lookup(). */
     lookupAll<T extends readonly unknown[]>(lookup: Lookup, key: string): Promise<T[]>;
-    close(): void;
+    close(): Promise<void> | void;
     /** Calls `listener` with every statement this reader runs (tests count statements per request). */
     observe(listener: ((sql: string, params: readonly unknown[]) => void) | null): void;
 }
@@ -37,7 +38,7 @@ export function createFastReader(knex: Knex): FastReader {
         return sqliteReader(filename);
     }
 
-    return knexReader(knex);
+    return postgresReader(knex);
 }
 
 function sqliteReader(filename: string): FastReader {
@@ -93,7 +94,9 @@ function sqliteReader(filename: string): FastReader {
         },
         lookup: <T extends readonly unknown[]>(lookup: Lookup, key: string) => batches.get<T>(lookup, key),
         lookupAll: <T extends readonly unknown[]>(lookup: Lookup, key: string) => batches.all<T>(lookup, key),
-        close: () => db.close(),
+        close: () => {
+            db.close();
+        },
         observe: (fn) => {
             listener = fn;
         }
@@ -101,20 +104,15 @@ function sqliteReader(filename: string): FastReader {
 }
 
 // PostgreSQL: each statement text is a named prepared statement, parsed and planned once per connection (node-postgres
-// prepares a name the first time a connection sees it), on a connection of knex's pool (its search_path set).
-// The text's `?` placeholders become `$n`: the reader's statements hold no `?` of their own.
-interface PgConnection {
-    query(config: { name: string; text: string; values: unknown[]; rowMode?: 'array' }): Promise<{ rows: unknown[] }>;
-}
+// prepares a name the first time a connection sees it), on the reader's own pipelined connections (pg-pipelines.ts),
+// with knex's search_path. The text's `?` placeholders become `$n`: the reader's statements hold no `?` of their own.
+const PIPELINES = 4;                                            // connections the reader holds at most, besides knex's pool
 
-interface PoolClient {
-    acquireConnection(): Promise<PgConnection>;
-    releaseConnection(connection: PgConnection): Promise<void>;
-}
-
-function knexReader(knex: Knex): FastReader {
+function postgresReader(knex: Knex): FastReader {
     let listener: ((sql: string, params: readonly unknown[]) => void) | null = null;
-    const client = knex.client as PoolClient;
+    // node-postgres is loaded here, not by a SQLite server (knex loads it for its own pool the same way).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const pipelines = new (require('./pg-pipelines') as typeof Pipelines).PgPipelines({ ...postgresSettings(knex), size: PIPELINES });
     const named = new Map<string, { name: string; text: string }>();
     const statement = (sql: string) => {
         let found = named.get(sql);
@@ -126,15 +124,9 @@ function knexReader(knex: Knex): FastReader {
 
         return found;
     };
-    const rows = async (sql: string, params: readonly unknown[], rowMode?: 'array') => {
+    const rows = (sql: string, params: readonly unknown[], rowMode?: 'array') => {
         listener?.(sql, params);
-        const connection = await client.acquireConnection();
-        try {
-            return (await connection.query({ ...statement(sql), values: params as unknown[], ...rowMode ? { rowMode } : {} })).rows;
-        }
-        finally {
-            await client.releaseConnection(connection);
-        }
+        return pipelines.rows({ ...statement(sql), values: params as unknown[], ...rowMode ? { rowMode } : {} });
     };
 
     // A batch's keys go in as one array parameter, matched through the key's index.
@@ -155,7 +147,7 @@ function knexReader(knex: Knex): FastReader {
         values: async <T extends readonly unknown[]>(sql: string, params: readonly unknown[]) => await rows(sql, params, 'array') as T[],
         lookup: <T extends readonly unknown[]>(lookup: Lookup, key: string) => batches.get<T>(lookup, key),
         lookupAll: <T extends readonly unknown[]>(lookup: Lookup, key: string) => batches.all<T>(lookup, key),
-        close: () => { },
+        close: () => pipelines.close(),
         observe: (fn) => {
             listener = fn;
         }

@@ -83,6 +83,17 @@ export function sqliteFilename(knex: Knex): string | null {
     return filename && filename !== ':memory:' ? filename : null;
 }
 
+/** Where knex connects on PostgreSQL, for connections of one's own beside its pool (fast-reader.ts). */
+export function postgresSettings(knex: Knex): { connectionString: string; searchPath: string[] } {
+    const config = clientConfig(knex) as { connection?: { connectionString?: string }; searchPath?: string | string[] };
+    const connectionString = config.connection?.connectionString;
+    if (!connectionString) {
+        throw new Error('The database reader needs a PostgreSQL connection string');
+    }
+
+    return { connectionString, searchPath: typeof config.searchPath === 'string' ? [config.searchPath] : config.searchPath ?? [] };
+}
+
 export function parseDatabaseUrl(url: string | undefined, dataDir: string): DatabaseConfig {
     if (!url) {
         return { client: 'sqlite', filename: Path.join(dataDir, 'hostless.sqlite') };

@@ -143,8 +143,8 @@ export const authPlugin: NamedPlugin<AuthPluginOptions> = {
             await store.drain();
         });
 
-        server.ext('onPostStop', () => {
-            reader.close();
+        server.ext('onPostStop', async () => {
+            await reader.close();
         });
     }
 };

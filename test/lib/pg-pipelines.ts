@@ -1,0 +1,120 @@
+import * as Crypto from 'node:crypto';
+
+import * as Code from '@hapi/code';
+import * as Lab from '@hapi/lab';
+import knexFactory, { type Knex } from 'knex';
+
+import { APPLICATION_NAME, PgPipelines } from '../../lib/db/pg-pipelines';
+import { postgresUrl } from '../helpers/server';
+
+// The request path's reads on PostgreSQL go over a few pipelined connections of their own (lib/db/pg-pipelines.ts):
+// answers in order, another connection only while every open one waits, a failed connection dropped and replaced,
+// nothing left open after close().
+const { describe, it, before, after } = exports.lab = Lab.script();
+const { expect } = Code;
+
+const value = (n: number) => ({ name: 'pipelines_value', text: 'SELECT $1::int AS n', values: [n] });
+
+describe('pipelined PostgreSQL reads', { skip: !postgresUrl }, () => {
+    let admin: Knex;
+    let schema: string;
+
+    before(async () => {
+        admin = knexFactory({ client: 'pg', connection: postgresUrl! });
+        schema = `pipes_${Crypto.randomBytes(6).toString('hex')}`;
+        await admin.raw(`CREATE SCHEMA ${schema}`);
+        await admin.raw(`CREATE TABLE ${schema}.words (id int PRIMARY KEY, word text NOT NULL)`);
+        await admin.raw(`INSERT INTO ${schema}.words VALUES (1, 'one'), (2, 'two')`);
+    });
+
+    after(async () => {
+        await admin.raw(`DROP SCHEMA ${schema} CASCADE`);
+        await admin.destroy();
+    });
+
+    const open = (size: number) => new PgPipelines({ connectionString: postgresUrl!, searchPath: [schema], size });
+    const backends = async (pid?: number) => Number((await admin.raw<{ rows: Array<{ n: string }> }>(
+        'SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = ? AND (?::int IS NULL OR pid = ?::int)', [APPLICATION_NAME, pid ?? null, pid ?? null])).rows[0].n);
+
+    it('answers each statement with its own rows, on one connection while one suffices and on at most its size under load', async () => {
+        const pipelines = open(3);
+        try {
+            expect(await pipelines.rows(value(1))).to.equal([{ n: 1 }]);
+            expect(await pipelines.rows(value(2))).to.equal([{ n: 2 }]);
+            expect(pipelines.size).to.equal(1);                 // one statement at a time never needs a second
+
+            const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => pipelines.rows(value(i))));
+            expect(answers).to.equal(Array.from({ length: 60 }, (_, i) => [{ n: i }]));
+            expect(pipelines.size).to.equal(3);
+
+            // The connections read the schema knex would (search_path), and rows come as values on request.
+            expect(await pipelines.rows({ name: 'pipelines_words', text: 'SELECT id, word FROM words ORDER BY id', values: [], rowMode: 'array' })).to.equal([[1, 'one'], [2, 'two']]);
+        }
+        finally {
+            await pipelines.close();
+        }
+    });
+
+    it('fails the statements of a connection that ends, without failing the process, and opens another for the next', async () => {
+        const pipelines = open(1);
+        try {
+            const [{ pid }] = await pipelines.rows({ name: 'pipelines_pid', text: 'SELECT pg_backend_pid() AS pid', values: [] }) as Array<{ pid: number }>;
+            // The expectation holds the promise from the start: it may fail before the termination's own answer comes.
+            const pending = expect(pipelines.rows({ name: 'pipelines_sleep', text: 'SELECT pg_sleep(30)', values: [] })).to.reject(/terminating connection/);
+            await admin.raw('SELECT pg_terminate_backend(?)', [pid]);
+            await pending;
+            for (let waited = 0; pipelines.size && waited < 5000; waited += 10) {
+                await new Promise((resolve) => setTimeout(resolve, 10));       // the socket's end follows the server's message
+            }
+
+            expect(pipelines.size).to.equal(0);
+
+            const [again] = await pipelines.rows({ name: 'pipelines_pid', text: 'SELECT pg_backend_pid() AS pid', values: [] }) as Array<{ pid: number }>;
+            expect(again.pid).to.not.equal(pid);
+            expect(await pipelines.rows(value(7))).to.equal([{ n: 7 }]);
+        }
+        finally {
+            await pipelines.close();
+        }
+    });
+
+    it('fails a statement with the database\'s error and answers the statements sent behind it on the same connection', async () => {
+        const pipelines = open(1);
+        try {
+            const results = await Promise.allSettled([
+                pipelines.rows(value(1)),
+                pipelines.rows({ name: 'pipelines_missing', text: 'SELECT * FROM no_such_table', values: [] }),
+                pipelines.rows(value(3))
+            ]);
+            expect(results.map((result) => result.status)).to.equal(['fulfilled', 'rejected', 'fulfilled']);
+            expect(((results[1] as PromiseRejectedResult).reason as Error).message).to.contain('no_such_table');
+            expect((results[2] as PromiseFulfilledResult<unknown>).value).to.equal([{ n: 3 }]);
+            expect(pipelines.size).to.equal(1);
+        }
+        finally {
+            await pipelines.close();
+        }
+    });
+
+    it('leaves no connection open after close(), and refuses statements from then on', async () => {
+        const pipelines = open(2);
+        const [{ pid }] = await pipelines.rows({ name: 'pipelines_pid', text: 'SELECT pg_backend_pid() AS pid', values: [] }) as Array<{ pid: number }>;
+        expect(await backends(pid)).to.equal(1);
+        await pipelines.close();
+        expect(await backends(pid)).to.equal(0);
+        await expect(pipelines.rows(value(1))).to.reject('The database reader is closed');
+    });
+
+    it('fails the statements waiting on a connection that cannot be opened', async () => {
+        const url = new URL(postgresUrl!);
+        url.pathname = `/no_such_database_${Crypto.randomBytes(4).toString('hex')}`;
+        const pipelines = new PgPipelines({ connectionString: url.toString(), searchPath: [], size: 2 });
+        try {
+            await expect(pipelines.rows(value(1))).to.reject(/does not exist/);
+            expect(pipelines.size).to.equal(0);
+        }
+        finally {
+            await pipelines.close();
+        }
+    });
+});
