@@ -5,7 +5,7 @@ import { deriveKey } from '../lib/crypto';
 import { gitHosts, type GitHostsSettings } from '../lib/git/hosts';
 import type { RouteTable } from '../lib/route-table';
 import type { DatabaseProvisioner } from '../lib/provisioner/driver';
-import { PostgresProvisioner } from '../lib/provisioner/postgres';
+import type * as Postgres from '../lib/provisioner/postgres';
 import { RecordsProvisioner } from '../lib/provisioner/records';
 import type { RuntimeDriver } from '../lib/runtime/driver';
 import { RecordsDriver } from '../lib/runtime/records';
@@ -128,7 +128,9 @@ export function runtimeDriver(config: Config): RuntimeDriver {
 export function databaseProvisioner(config: Config): DatabaseProvisioner {
     const { databases } = config;
     return databases.provisionerUrl
-        ? new PostgresProvisioner({ url: databases.provisionerUrl, publicHost: databases.publicHost, publicPort: databases.publicPort, binDir: databases.binDir, importTimeoutMs: databases.importTimeoutMs })
+        // node-postgres is loaded only where it is used: a SQLite server without a provisioner never holds it.
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        ? new (require('../lib/provisioner/postgres') as typeof Postgres).PostgresProvisioner({ url: databases.provisionerUrl, publicHost: databases.publicHost, publicPort: databases.publicPort, binDir: databases.binDir, importTimeoutMs: databases.importTimeoutMs })
         : new RecordsProvisioner();
 }
 

@@ -1,4 +1,4 @@
-import * as Nodemailer from 'nodemailer';
+import type * as Nodemailer from 'nodemailer';
 
 import { redact } from '../redact';
 
@@ -51,7 +51,9 @@ export class SmtpMailer implements Mailer {
     constructor(options: SmtpOptions) {
         const url = new URL(options.url);
         this.secrets = [url.password, decoded(url.password), url.username, decoded(url.username)].filter((part) => part.length >= 3);
-        this.transport = Nodemailer.createTransport({
+        // nodemailer is loaded by the first mailer, not by every process: most send no mail.
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        this.transport = (require('nodemailer') as typeof Nodemailer).createTransport({
             url: options.url,
             connectionTimeout: 15_000,
             greetingTimeout: 15_000,

@@ -1,7 +1,7 @@
 import type { NamedPlugin } from '@hapi/hapi';
 import type { Knex } from 'knex';
 
-import { BullmqQueue } from '../../lib/queue/bullmq-queue';
+import type * as Bullmq from '../../lib/queue/bullmq-queue';
 import { DatabaseQueue } from '../../lib/queue/database-queue';
 
 // The job queue of this process: BullMQ on Redis when REDIS_URL is set, else the database's. Families register their handlers at registration; workers start with the server
@@ -25,7 +25,9 @@ export const jobsPlugin: NamedPlugin<JobsPluginOptions> = {
             onError: (err: unknown) => server.log(['error', 'jobs'], err as Error)
         };
         const queue = options.redis
-            ? new BullmqQueue({ ...common, url: options.redis.url, prefix: options.redis.prefix })
+            // BullMQ and ioredis are loaded only by a process that uses them (REDIS_URL).
+            // eslint-disable-next-line @typescript-eslint/no-require-imports
+            ? new (require('../../lib/queue/bullmq-queue') as typeof Bullmq).BullmqQueue({ ...common, url: options.redis.url, prefix: options.redis.prefix })
             : new DatabaseQueue({ ...common, ...(options.pollMs ? { pollMs: options.pollMs } : {}) });
 
         server.expose('queue', queue);
