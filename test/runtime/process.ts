@@ -104,6 +104,9 @@ describe('the process runtime', () => {
         const span = traces.result.find((entry: any) => entry.name === 'GET /hello');
         expect(span).to.include({ traceId: '0af7651916cd43dd8448eb211c80319c', parentSpanId: 'b7ad6b7169203331' });
         expect(page.body.traceparent).to.include(span.spanId);
+        const started = traces.result.find((entry: any) => entry.name === 'GET /read');     // no traceparent: the edge starts one
+        expect(started.traceId).to.match(/^[0-9a-f]{32}$/);
+        expect(parseInt(started.traceId.slice(0, 12), 16)).to.be.within(Date.parse(started.startTime) - 1000, Date.parse(started.startTime) + 1000);
         const logs = await call('GET', `/v1/apps/${app.name}/logs?q=from%20the%20app`, owner.session);
         expect(logs.result.map((line: { message: string }) => line.message)).to.include('GET /hello from the app');
         for (const metric of ['cpu-usage', 'memory-usage']) {
