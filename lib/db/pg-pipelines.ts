@@ -3,8 +3,9 @@ import pg from 'pg';
 // The reads of the request path (lib/db/fast-reader.ts) on PostgreSQL go over a few connections of their own, each in
 // node-postgres's pipeline mode: a statement is written as soon as it is asked, without waiting for the answers to
 // those sent before it on the same connection, and the answers come back in order. Against a connection taken from
-// knex's pool for each statement, that saves the pool's bookkeeping and most of the round trips' system calls: at ten
-// concurrent requests the bench's page of 50 cost about 25% less CPU (docs/performance.md).
+// knex's pool for each statement, that saves the pool's bookkeeping and the waits for a free connection: at ten
+// concurrent requests on a lists server of 1,000 apps the page of 50 cost 341 to 390 us of CPU against 415 to 541;
+// on the bench's full data the difference was within the noise (docs/performance.md).
 //
 // A statement goes to the connection with the fewest answers pending. Another connection is opened, up to `size`,
 // only when every open one is waiting for an answer, so an idle server holds one. A slow statement (a log search)
