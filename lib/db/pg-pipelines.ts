@@ -36,8 +36,6 @@ interface Pipe {
 const CONNECT_TIMEOUT_MS = 10_000;                              // as knex's acquireConnectionTimeout
 export const APPLICATION_NAME = 'hostless-reader';              // how pg_stat_activity names these connections
 
-const identifier = (name: string) => `"${name.replace(/"/g, '""')}"`;
-
 export class PgPipelines {
     private readonly pipes: Pipe[] = [];
     private closed = false;
@@ -103,7 +101,7 @@ export class PgPipelines {
         client.on('end', drop);
         pipe.ready = client.connect().then(async () => {
             if (this.options.searchPath.length) {
-                await client.query(`SET search_path TO ${this.options.searchPath.map(identifier).join(', ')}`);
+                await client.query(`SET search_path TO ${this.options.searchPath.map((name) => pg.escapeIdentifier(name)).join(', ')}`);
             }
 
             return client;
