@@ -9,13 +9,21 @@ export function respondWithPage<T, R, Refs extends ReqRef>(request: Request<Refs
 }
 
 /**
+ * An injected request (server.inject) whose `plugins` hold this key set to true takes a list page as its JSON text,
+ * `result` and payload alike: the in-process API client of the MCP server, which would otherwise get the text parsed
+ * only for hapi to serialize it again into a payload nobody reads.
+ */
+export const JSON_TEXT_PAGES = 'jsonTextPages';
+
+/**
  * The same answer from a page of JSON text the database keeps (lib/db/stored-json.ts): sent as it is. An injected request
- * (the MCP server and the dashboard in this process, tests) reads `result` as a value, so it gets the text parsed;
- * hapi writes that back to the very same text.
+ * (the dashboard in this process, tests) reads `result` as a value, so it gets the text parsed, which hapi writes back
+ * to the very same text; one that asks for JSON_TEXT_PAGES gets the text.
  */
 export function respondWithJsonPage<Refs extends ReqRef>(request: Request<Refs>, h: ResponseToolkit<Refs>, page: JsonPage) {
     const injected = (request as unknown as { isInjected: boolean }).isInjected;     // hapi's, missing from its types
-    const response = injected ? h.response(JSON.parse(page.json) as object) : h.response(page.json).type('application/json');
+    const asValue = injected && (request.plugins as Record<string, unknown>)[JSON_TEXT_PAGES] !== true;
+    const response = asValue ? h.response(JSON.parse(page.json) as object) : h.response(page.json).type('application/json');
     return linked(request, response, page.next);
 }
 

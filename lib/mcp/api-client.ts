@@ -1,3 +1,5 @@
+import { JSON_TEXT_PAGES } from '../list-response';
+
 // How the MCP server reaches this deployment's REST API: over HTTP to API_BASE_URL, or in-process through the API
 // server's inject() when both share a process. One interface, so every caller is blind to which. The caller's
 // Authorization header goes to that API and nowhere else: paths are relative to it and redirects are not followed.
@@ -18,6 +20,7 @@ export interface ApiResponse {
     status: number;
     body: unknown;                                              // parsed JSON, or null for an empty body
     link: string | null;                                        // the Link header of a list page
+    json?: string;                                              // the JSON text body was parsed from, when the client read one
 }
 
 export interface ApiClient {
@@ -33,6 +36,8 @@ export const JWKS_PATH = '/.well-known/jwks.json';
 export class ApiUnreachableError extends Error { }
 
 const TIMEOUT_MS = 15_000;
+
+const isJson = (contentType: unknown) => typeof contentType === 'string' && /^application\/json\s*(;|$)/i.test(contentType);
 
 export function relativeUrl(request: Pick<ApiRequest, 'path' | 'query'>): string {
     if (!request.path.startsWith('/v1/')) {
@@ -50,16 +55,17 @@ export function relativeUrl(request: Pick<ApiRequest, 'path' | 'query'>): string
     return query ? `${request.path}?${query}` : request.path;
 }
 
-function parse(text: string, status: number): unknown {
+/** A body and, when it was JSON, the text it was read from. */
+function parseText(text: string, status: number): Pick<ApiResponse, 'body' | 'json'> {
     if (!text) {
-        return null;
+        return { body: null };
     }
 
     try {
-        return JSON.parse(text);
+        return { body: JSON.parse(text), json: text };
     }
     catch {
-        return { statusCode: status, error: 'Unexpected response', message: 'The API answered with a body that is not JSON' };
+        return { body: { statusCode: status, error: 'Unexpected response', message: 'The API answered with a body that is not JSON' } };
     }
 }
 
@@ -82,7 +88,7 @@ export function httpApiClient(baseUrl: string): ApiClient {
             throw new ApiUnreachableError(`The platform API at ${baseUrl} could not be reached: ${reason}`);
         }
 
-        return { status: response.status, body: parse(await response.text(), response.status), link: response.headers.get('link') };
+        return { status: response.status, link: response.headers.get('link'), ...parseText(await response.text(), response.status) };
     };
 
     return {
@@ -100,7 +106,7 @@ export function httpApiClient(baseUrl: string): ApiClient {
 
 /** What injectApiClient needs of a hapi server. */
 export interface Injectable {
-    inject(options: { method: string; url: string; headers: Record<string, string>; payload?: string; validate?: boolean; remoteAddress?: string }): Promise<{ statusCode: number; payload: string; headers: Record<string, unknown>; result?: unknown }>;
+    inject(options: { method: string; url: string; headers: Record<string, string>; payload?: string; validate?: boolean; remoteAddress?: string; plugins?: Record<string, unknown> }): Promise<{ statusCode: number; payload: string; headers: Record<string, unknown>; result?: unknown }>;
 }
 
 /**
@@ -117,7 +123,7 @@ export function injectApiClient(server: Injectable, baseUrl: string, introspect?
         },
         async jwks() {
             const response = await server.inject({ method: 'GET', url: JWKS_PATH, headers: { accept: 'application/json' }, validate: false });
-            return { status: response.statusCode, body: parse(response.payload, response.statusCode), link: null };
+            return { status: response.statusCode, link: null, ...parseText(response.payload, response.statusCode) };
         },
         async request(request) {
             const headers: Record<string, string> = { accept: 'application/json', authorization: request.authorization, ...(request.projectPin ? { 'x-project-pin': request.projectPin } : {}) };
@@ -125,19 +131,26 @@ export function injectApiClient(server: Injectable, baseUrl: string, introspect?
                 headers['content-type'] = 'application/json';
             }
 
-            // The options are built here and known to be valid: shot's schema check of them is skipped (validate).
+            // The options are built here and known to be valid: shot's schema check of them is skipped (validate). A list
+            // page comes as the JSON text the database keeps (lib/list-response.ts), parsed here once.
             const response = await server.inject({
                 method: request.method,
                 url: relativeUrl(request),
                 headers,
                 validate: false,
+                plugins: { [JSON_TEXT_PAGES]: true },
                 ...(request.forwardedFor ? { remoteAddress: request.forwardedFor } : {}),
                 ...(request.body !== undefined ? { payload: JSON.stringify(request.body) } : {})
             });
-            // hapi keeps the value it serialized: the same JSON, without parsing the payload back.
-            const body = response.result !== undefined && response.result !== null ? response.result : parse(response.payload, response.statusCode);
             const link = response.headers.link;
-            return { status: response.statusCode, body, link: typeof link === 'string' ? link : null };
+            const answer = { status: response.statusCode, link: typeof link === 'string' ? link : null };
+            const { result } = response;
+            if (typeof result === 'string' || result === undefined || result === null || !isJson(response.headers['content-type'])) {
+                return { ...answer, ...parseText(response.payload, response.statusCode) };
+            }
+
+            // hapi keeps the value it serialized into that JSON: no need to parse the payload back.
+            return { ...answer, body: result, json: response.payload };
         }
     };
 }

@@ -198,7 +198,11 @@ export function toolResult(tool: PlatformToolDefinition, args: Record<string, un
         const cursor = nextCursor(response.link);
         const count = `${body.length} ${body.length === 1 ? tool.noun : tool.plural}`;
         const names = body.filter(isObject).slice(0, 10).map(itemLine).join(', ');
-        return success(`${count}${names ? `: ${names}${body.length > 10 ? ', ...' : ''}` : ''}${cursor ? '; more remain: pass nextCursor as cursor' : ''}.`, { items: body, ...(cursor ? { nextCursor: cursor } : {}) });
+        const structured = { items: body, ...(cursor ? { nextCursor: cursor } : {}) };
+        // The same JSON as a text, built around the page's own when the API client kept it (the list's largest part,
+        // not serialized again).
+        const json = response.json ? `{"items":${response.json}${cursor ? `,"nextCursor":${JSON.stringify(cursor)}` : ''}}` : undefined;
+        return success(`${count}${names ? `: ${names}${body.length > 10 ? ', ...' : ''}` : ''}${cursor ? '; more remain: pass nextCursor as cursor' : ''}.`, structured, json);
     }
 
     if (tool.action === 'delete') {

@@ -102,9 +102,12 @@ export function buildServer(info: ServerInfo, tools: readonly Tool[], context: C
     return server;
 }
 
-/** A result with the JSON as structured content and, for clients that read text only, a summary plus the same JSON. */
-export function success(summary: string, structured: Record<string, unknown>): CallToolResult {
-    return { content: [{ type: 'text', text: `${summary}\n\n${JSON.stringify(structured)}` }], structuredContent: structured };
+/**
+ * A result with the JSON as structured content and, for clients that read text only, a summary plus the same JSON:
+ * `json` when the caller already holds that text, else serialized here.
+ */
+export function success(summary: string, structured: Record<string, unknown>, json = JSON.stringify(structured)): CallToolResult {
+    return { content: [{ type: 'text', text: `${summary}\n\n${json}` }], structuredContent: structured };
 }
 
 /** The OpenAI retrieval shape: exactly one text item holding the JSON, and the same object as structured content. */

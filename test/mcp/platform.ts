@@ -185,8 +185,14 @@ for (const path of ['inject', 'http'] as ApiPath[]) {
             it('list, narrowed by project, get, patch and delete, each seen through REST', async () => {
                 const team = (await rest('POST', '/v1/projects', user.session, { name: `Apps ${path}` })).result;
                 await call(session, 'apps_create', { projectId: team.id, name: `listed-${path}` });
-                const listed = await call(session, 'apps_list', { projectId: team.id });
-                expect(listed.structuredContent.items.map((app: any) => app.name)).to.equal([`listed-${path}`]);
+                await call(session, 'apps_create', { projectId: team.id, name: `listed-${path}-2` });
+                const listed = await call(session, 'apps_list', { projectId: team.id, limit: 1 });
+                expect(listed.structuredContent.items.map((app: any) => app.name)).to.equal([`listed-${path}-2`]);
+                expect(listed.structuredContent.nextCursor).to.be.a.string();
+                // The text carries the same JSON as the structured content (in-process, built around the page's own text).
+                expect(JSON.parse(text(listed).split('\n\n')[1])).to.equal(listed.structuredContent);
+                const second = await call(session, 'apps_list', { projectId: team.id, cursor: listed.structuredContent.nextCursor });
+                expect(second.structuredContent).to.equal({ items: [(await rest('GET', `/v1/apps/listed-${path}`, user.session)).result] });
                 expect((await call(session, 'apps_get', { name: `listed-${path}` })).structuredContent.projectId).to.equal(team.id);
 
                 const patched = await call(session, 'apps_patch', { name: `listed-${path}`, buildCommand: 'make', environmentVariables: { A: '1' } });
