@@ -13,6 +13,11 @@ import pg from 'pg';
 // its own implicit transaction (node-postgres ends each with Sync): it reads what was committed when it runs, as on
 // the pool. A connection that fails or ends is dropped, its pending statements fail with its error, and the next
 // statement opens a new one.
+//
+// Statements are prepared once per connection, and the connections live as long as the server. When a migration (a
+// rolling upgrade's) changes the type of what a prepared statement answers, PostgreSQL refuses to run its cached
+// plan ("cached plan must not change result type"): that connection is retired (it takes no more statements and
+// closes once those sent to it are answered) and the statement runs again on another, a new one at the latest.
 
 export interface PipelineOptions {
     connectionString: string;
@@ -31,6 +36,7 @@ interface Pipe {
     client: pg.Client;
     ready: Promise<pg.Client>;
     pending: number;                                            // statements sent and not yet answered
+    retired: boolean;                                           // takes no more statements; closed once none is pending
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;                              // as knex's acquireConnectionTimeout
@@ -38,6 +44,7 @@ export const APPLICATION_NAME = 'hostless-reader';              // how pg_stat_a
 
 export class PgPipelines {
     private readonly pipes: Pipe[] = [];
+    private readonly retired = new Set<Pipe>();                 // retired with statements pending
     private closed = false;
 
     constructor(private readonly options: PipelineOptions) { }
@@ -48,7 +55,30 @@ export class PgPipelines {
     }
 
     async rows(query: PipelinedQuery): Promise<unknown[]> {
-        const pipe = this.pick();
+        // Each stale connection is retired once, so after at most `size` of them the statement goes to a new one.
+        for (let attempt = 0; ; ++attempt) {
+            const pipe = this.pick();
+            try {
+                return await this.send(pipe, query);
+            }
+            catch (err) {
+                if (!stalePlan(err) || attempt >= this.options.size) {
+                    throw err;
+                }
+
+                this.retire(pipe);
+            }
+        }
+    }
+
+    async close(): Promise<void> {
+        this.closed = true;
+        const pipes = [...this.pipes.splice(0), ...this.retired];
+        this.retired.clear();
+        await Promise.all(pipes.map((pipe) => pipe.client.end().catch(() => undefined)));
+    }
+
+    private async send(pipe: Pipe, query: PipelinedQuery): Promise<unknown[]> {
         ++pipe.pending;
         try {
             const client = await pipe.ready;
@@ -56,13 +86,29 @@ export class PgPipelines {
         }
         finally {
             --pipe.pending;
+            if (pipe.retired && !pipe.pending && this.retired.delete(pipe)) {
+                pipe.client.end().catch(() => undefined);
+            }
         }
     }
 
-    async close(): Promise<void> {
-        this.closed = true;
-        const pipes = this.pipes.splice(0);
-        await Promise.all(pipes.map((pipe) => pipe.client.end().catch(() => undefined)));
+    private retire(pipe: Pipe): void {
+        if (pipe.retired) {
+            return;
+        }
+
+        pipe.retired = true;
+        const index = this.pipes.indexOf(pipe);
+        if (index !== -1) {
+            this.pipes.splice(index, 1);
+        }
+
+        if (pipe.pending) {
+            this.retired.add(pipe);                             // send() closes it after the last answer
+        }
+        else {
+            pipe.client.end().catch(() => undefined);
+        }
     }
 
     private pick(): Pipe {
@@ -87,7 +133,7 @@ export class PgPipelines {
             connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
             pipeline: true
         });
-        const pipe: Pipe = { client, pending: 0, ready: null as unknown as Promise<pg.Client> };
+        const pipe: Pipe = { client, pending: 0, retired: false, ready: null as unknown as Promise<pg.Client> };
         const drop = () => {
             const index = this.pipes.indexOf(pipe);
             if (index !== -1) {
@@ -113,4 +159,10 @@ export class PgPipelines {
         this.pipes.push(pipe);
         return pipe;
     }
+}
+
+/** PostgreSQL's refusal of a prepared statement whose result type changed since it was prepared (SQLSTATE 0A000). */
+function stalePlan(err: unknown): boolean {
+    const { code, message } = err as { code?: unknown; message?: unknown };
+    return code === '0A000' && typeof message === 'string' && message.includes('cached plan must not change result type');
 }

@@ -78,8 +78,8 @@ describe('the API client', () => {
 
         // Other injected requests (the dashboard, tests) still read the page as a value.
         const injected = await api.server.inject({ method: 'GET', url: '/v1/apps?limit=2', headers: { authorization: user.session } });
-        expect(injected.result).to.equal(inProcess.body);
-        expect(injected.payload).to.equal(inProcess.json);
+        expect(injected.result).to.equal(inProcess.body as object);
+        expect(injected.payload).to.equal(inProcess.json!);
     });
 
     it('introspects alike over HTTP, through inject and through the auth plugin\'s own check', async () => {

@@ -96,6 +96,40 @@ describe('pipelined PostgreSQL reads', { skip: !postgresUrl }, () => {
         }
     });
 
+    it('reads on after a migration changes what a prepared statement answers, on new connections, finishing the old ones\' statements', async () => {
+        await admin.raw(`CREATE TABLE ${schema}.scores (id int PRIMARY KEY, score int NOT NULL)`);
+        await admin.raw(`INSERT INTO ${schema}.scores VALUES (1, 10), (2, 20)`);
+        const scores = { name: 'pipelines_scores', text: 'SELECT id, score FROM scores ORDER BY id', values: [] };
+        const pipelines = open(2);
+        try {
+            // Both connections prepare the statement, then a rolling upgrade's migration changes the column's type.
+            await Promise.all([pipelines.rows(scores), pipelines.rows(scores), pipelines.rows(scores)]);
+            expect(pipelines.size).to.equal(2);
+            const pids = (await admin.raw<{ rows: Array<{ pid: number }> }>('SELECT pid FROM pg_stat_activity WHERE application_name = ?', [APPLICATION_NAME])).rows.map((row) => row.pid);
+            await admin.raw(`ALTER TABLE ${schema}.scores ALTER COLUMN score TYPE text`);
+
+            // PostgreSQL refuses a cached plan whose result type changed ("cached plan must not change result type"):
+            // the statement runs again on a connection that never prepared it, and the stale ones are let go.
+            // Four statements spread over both connections, a value read between them on one.
+            const migrated = [{ id: 1, score: '10' }, { id: 2, score: '20' }];
+            const answers = await Promise.all([pipelines.rows(scores), pipelines.rows(scores), pipelines.rows(value(7)), pipelines.rows(scores), pipelines.rows(scores)]);
+            expect(answers).to.equal([migrated, migrated, [{ n: 7 }], migrated, migrated]);
+            expect(await pipelines.rows(scores)).to.equal(migrated);
+            expect(pipelines.size).to.be.at.most(2);
+
+            // The stale connections close once their statements are answered.
+            const stale = async () => (await admin.raw<{ rows: Array<{ pid: number }> }>('SELECT pid FROM pg_stat_activity WHERE application_name = ?', [APPLICATION_NAME])).rows.filter((row) => pids.includes(row.pid));
+            for (let wait = 0; wait < 50 && (await stale()).length; ++wait) {
+                await new Promise((resolve) => setTimeout(resolve, 20));
+            }
+
+            expect(await stale()).to.equal([]);
+        }
+        finally {
+            await pipelines.close();
+        }
+    });
+
     it('leaves no connection open after close(), and refuses statements from then on', async () => {
         const pipelines = open(2);
         const [{ pid }] = await pipelines.rows({ name: 'pipelines_pid', text: 'SELECT pg_backend_pid() AS pid', values: [] }) as Array<{ pid: number }>;
