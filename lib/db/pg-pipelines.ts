@@ -36,7 +36,6 @@ interface Pipe {
     client: pg.Client;
     ready: Promise<pg.Client>;
     pending: number;                                            // statements sent and not yet answered
-    retired: boolean;                                           // takes no more statements; closed once none is pending
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;                              // as knex's acquireConnectionTimeout
@@ -44,7 +43,7 @@ export const APPLICATION_NAME = 'hostless-reader';              // how pg_stat_a
 
 export class PgPipelines {
     private readonly pipes: Pipe[] = [];
-    private readonly retired = new Set<Pipe>();                 // retired with statements pending
+    private readonly retired = new Set<Pipe>();                 // take no more statements; closed once none is pending
     private closed = false;
 
     constructor(private readonly options: PipelineOptions) { }
@@ -86,23 +85,20 @@ export class PgPipelines {
         }
         finally {
             --pipe.pending;
-            if (pipe.retired && !pipe.pending && this.retired.delete(pipe)) {
+            if (!pipe.pending && this.retired.delete(pipe)) {
                 pipe.client.end().catch(() => undefined);
             }
         }
     }
 
+    /** Takes a connection out of use: at once when nothing is pending on it, else after its last answer (send()). */
     private retire(pipe: Pipe): void {
-        if (pipe.retired) {
-            return;
-        }
-
-        pipe.retired = true;
         const index = this.pipes.indexOf(pipe);
-        if (index !== -1) {
-            this.pipes.splice(index, 1);
+        if (index === -1) {
+            return;                                             // retired already, or dropped when it ended
         }
 
+        this.pipes.splice(index, 1);
         if (pipe.pending) {
             this.retired.add(pipe);                             // send() closes it after the last answer
         }
@@ -133,7 +129,7 @@ export class PgPipelines {
             connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
             pipeline: true
         });
-        const pipe: Pipe = { client, pending: 0, retired: false, ready: null as unknown as Promise<pg.Client> };
+        const pipe: Pipe = { client, pending: 0, ready: null as unknown as Promise<pg.Client> };
         const drop = () => {
             const index = this.pipes.indexOf(pipe);
             if (index !== -1) {

@@ -1,3 +1,5 @@
+import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
+
 import { JSON_TEXT_PAGES } from '../list-response';
 
 // How the MCP server reaches this deployment's REST API: over HTTP to API_BASE_URL, or in-process through the API
@@ -37,7 +39,8 @@ export class ApiUnreachableError extends Error { }
 
 const TIMEOUT_MS = 15_000;
 
-const isJson = (contentType: unknown) => typeof contentType === 'string' && /^application\/json\s*(;|$)/i.test(contentType);
+// Asks the API's list routes for a page as its JSON text (hapi copies the object into each request's plugins).
+const TEXT_PAGES = { [JSON_TEXT_PAGES]: true };
 
 export function relativeUrl(request: Pick<ApiRequest, 'path' | 'query'>): string {
     if (!request.path.startsWith('/v1/')) {
@@ -138,14 +141,15 @@ export function injectApiClient(server: Injectable, baseUrl: string, introspect?
                 url: relativeUrl(request),
                 headers,
                 validate: false,
-                plugins: { [JSON_TEXT_PAGES]: true },
+                plugins: TEXT_PAGES,
                 ...(request.forwardedFor ? { remoteAddress: request.forwardedFor } : {}),
                 ...(request.body !== undefined ? { payload: JSON.stringify(request.body) } : {})
             });
             const link = response.headers.link;
             const answer = { status: response.statusCode, link: typeof link === 'string' ? link : null };
             const { result } = response;
-            if (typeof result === 'string' || result === undefined || result === null || !isJson(response.headers['content-type'])) {
+            const contentType = response.headers['content-type'];
+            if (typeof result === 'string' || result === undefined || result === null || !isJsonContentType(typeof contentType === 'string' ? contentType : null)) {
                 return { ...answer, ...parseText(response.payload, response.statusCode) };
             }
 
