@@ -1,3 +1,5 @@
+import type { Writable } from 'node:stream';
+
 import pg from 'pg';
 
 // The reads of the request path (lib/db/fast-reader.ts) on PostgreSQL go over a few connections of their own, each in
@@ -7,12 +9,16 @@ import pg from 'pg';
 // concurrent requests on a lists server of 1,000 apps the page of 50 cost 341 to 390 us of CPU against 415 to 541;
 // on the bench's full data the difference was within the noise (docs/performance.md).
 //
-// A statement goes to the connection with the fewest answers pending. Another connection is opened, up to `size`,
-// only when every open one is waiting for an answer, so an idle server holds one. A slow statement (a log search)
-// delays only the statements sent behind it on its connection, and the next ones go to another. Each statement is
-// its own implicit transaction (node-postgres ends each with Sync): it reads what was committed when it runs, as on
-// the pool. A connection that fails or ends is dropped, its pending statements fail with its error, and the next
-// statement opens a new one.
+// The statements asked in one turn of the event loop go to one connection and leave in one write: the first picks the
+// connection with the fewest answers pending (another is opened, up to `size`, only when every open one is waiting
+// for an answer, so an idle server holds one); the others follow it, and its socket is corked until the turn ends.
+// Under load a turn carries about eight requests' statements (credentials, sources, pages), and a write to a loopback
+// socket also runs the receiving side's network work on the writer's CPU: one write a turn instead of one a statement
+// took the PostgreSQL page of 50 from about two writes a request to 0.7 (docs/performance.md). A slow statement (a
+// log search) delays the statements of its turn and those sent behind it on its connection; later turns go to
+// another. Each statement is its own implicit transaction (node-postgres ends each with Sync): it reads what was
+// committed when it runs, as on the pool. A connection that fails or ends is dropped, its pending statements fail
+// with its error, and the next statement opens a new one.
 //
 // Statements are prepared once per connection, and the connections live as long as the server. When a migration (a
 // rolling upgrade's) changes the type of what a prepared statement answers, PostgreSQL refuses to run its cached
@@ -36,6 +42,7 @@ interface Pipe {
     client: pg.Client;
     ready: Promise<pg.Client>;
     pending: number;                                            // statements sent and not yet answered
+    corked: boolean;                                            // its socket holds this turn's statements
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;                              // as knex's acquireConnectionTimeout
@@ -44,6 +51,7 @@ export const APPLICATION_NAME = 'hostless-reader';              // how pg_stat_a
 export class PgPipelines {
     private readonly pipes: Pipe[] = [];
     private readonly retired = new Set<Pipe>();                 // take no more statements; closed once none is pending
+    private turn: Pipe | null = null;                           // where this turn's statements go
     private closed = false;
 
     constructor(private readonly options: PipelineOptions) { }
@@ -81,6 +89,7 @@ export class PgPipelines {
         ++pipe.pending;
         try {
             const client = await pipe.ready;
+            cork(pipe);
             return (await client.query(query as pg.QueryConfig)).rows as unknown[];
         }
         finally {
@@ -99,6 +108,7 @@ export class PgPipelines {
         }
 
         this.pipes.splice(index, 1);
+        this.leave(pipe);
         if (pipe.pending) {
             this.retired.add(pipe);                             // send() closes it after the last answer
         }
@@ -112,6 +122,10 @@ export class PgPipelines {
             throw new Error('The database reader is closed');
         }
 
+        if (this.turn) {
+            return this.turn;
+        }
+
         let best: Pipe | null = null;
         for (const pipe of this.pipes) {
             if (!best || pipe.pending < best.pending) {
@@ -119,7 +133,17 @@ export class PgPipelines {
             }
         }
 
-        return !best || best.pending > 0 && this.pipes.length < this.options.size ? this.open() : best;
+        const pipe = !best || best.pending > 0 && this.pipes.length < this.options.size ? this.open() : best;
+        this.turn = pipe;
+        setImmediate(() => this.leave(pipe));
+        return pipe;
+    }
+
+    /** Ends the turn on a connection (the turn is over, or the connection is out of use). */
+    private leave(pipe: Pipe): void {
+        if (this.turn === pipe) {
+            this.turn = null;
+        }
     }
 
     private open(): Pipe {
@@ -129,12 +153,14 @@ export class PgPipelines {
             connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
             pipeline: true
         });
-        const pipe: Pipe = { client, pending: 0, ready: null as unknown as Promise<pg.Client> };
+        const pipe: Pipe = { client, pending: 0, corked: false, ready: null as unknown as Promise<pg.Client> };
         const drop = () => {
             const index = this.pipes.indexOf(pipe);
             if (index !== -1) {
                 this.pipes.splice(index, 1);
             }
+
+            this.leave(pipe);
         };
 
         // An idle connection's failure (the server restarted) is an 'error' event: without a listener it would end the
@@ -155,6 +181,24 @@ export class PgPipelines {
         this.pipes.push(pipe);
         return pipe;
     }
+}
+
+/**
+ * Holds a connection's writes until the end of this turn, so the statements asked in it leave in one write
+ * (node-postgres corks the socket around each statement's messages; an outer cork holds them all).
+ */
+function cork(pipe: Pipe): void {
+    const socket = (pipe.client as unknown as { connection?: { stream?: Writable } }).connection?.stream;
+    if (pipe.corked || typeof socket?.cork !== 'function') {
+        return;
+    }
+
+    socket.cork();
+    pipe.corked = true;
+    setImmediate(() => {
+        pipe.corked = false;
+        socket.uncork();
+    });
 }
 
 /** PostgreSQL's refusal of a prepared statement whose result type changed since it was prepared (SQLSTATE 0A000). */

@@ -1,4 +1,5 @@
 import * as Crypto from 'node:crypto';
+import * as Net from 'node:net';
 
 import * as Code from '@hapi/code';
 import * as Lab from '@hapi/lab';
@@ -8,12 +9,42 @@ import { APPLICATION_NAME, PgPipelines } from '../../lib/db/pg-pipelines';
 import { postgresUrl } from '../helpers/server';
 
 // The request path's reads on PostgreSQL go over a few pipelined connections of their own (lib/db/pg-pipelines.ts):
-// answers in order, another connection only while every open one waits, a failed connection dropped and replaced,
-// nothing left open after close().
+// answers in order, a turn's statements on one connection in one write, another connection only when a turn finds
+// every open one waiting, a failed connection dropped and replaced, nothing left open after close().
 const { describe, it, before, after } = exports.lab = Lab.script();
 const { expect } = Code;
 
 const value = (n: number) => ({ name: 'pipelines_value', text: 'SELECT $1::int AS n', values: [n] });
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+/** Asks each statement in a turn of its own, without waiting for the answers. */
+async function turnByTurn<T>(asks: Array<() => Promise<T>>): Promise<T[]> {
+    const answers: Array<Promise<T>> = [];
+    for (const ask of asks) {
+        answers.push(ask());
+        answers[answers.length - 1].catch(() => undefined);     // awaited below, with the others
+        await nextTurn();
+    }
+
+    return Promise.all(answers);
+}
+
+/** Counts the writes of the pipelines' sockets (one per system call) while `run` runs. */
+async function countWrites<T>(run: () => Promise<T>): Promise<{ result: T; writes: number }> {
+    const prototype = Net.Socket.prototype as unknown as { _writeGeneric: (...args: unknown[]) => unknown };
+    const original = prototype._writeGeneric;
+    let writes = 0;
+    prototype._writeGeneric = function (this: Net.Socket, ...args: unknown[]) {
+        writes += this.remotePort === Number(new URL(postgresUrl!).port || 5432) ? 1 : 0;
+        return original.apply(this, args);
+    };
+    try {
+        return { result: await run(), writes };
+    }
+    finally {
+        prototype._writeGeneric = original;
+    }
+}
 
 describe('pipelined PostgreSQL reads', { skip: !postgresUrl }, () => {
     let admin: Knex;
@@ -43,7 +74,8 @@ describe('pipelined PostgreSQL reads', { skip: !postgresUrl }, () => {
             expect(await pipelines.rows(value(2))).to.equal([{ n: 2 }]);
             expect(pipelines.size).to.equal(1);                 // one statement at a time never needs a second
 
-            const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => pipelines.rows(value(i))));
+            // Statements asked turn after turn, each before the answers to the last came: a connection per turn up to the size.
+            const answers = await turnByTurn(Array.from({ length: 60 }, (_, i) => () => pipelines.rows({ ...value(i), text: 'SELECT $1::int AS n FROM pg_sleep(0.005)', name: 'pipelines_slow_value' })));
             expect(answers).to.equal(Array.from({ length: 60 }, (_, i) => [{ n: i }]));
             expect(pipelines.size).to.equal(3);
 
@@ -78,6 +110,25 @@ describe('pipelined PostgreSQL reads', { skip: !postgresUrl }, () => {
         }
     });
 
+    it('sends the statements asked in one turn on one connection, in one write', async () => {
+        const pipelines = open(3);
+        try {
+            await pipelines.rows(value(0));                     // connected and prepared: only the statements are counted
+            const { result, writes } = await countWrites(() => Promise.all(Array.from({ length: 8 }, (_, i) => pipelines.rows(value(i)))));
+            expect(result).to.equal(Array.from({ length: 8 }, (_, i) => [{ n: i }]));
+            expect(writes).to.equal(1);
+            expect(pipelines.size).to.equal(1);
+
+            // Asked in turns of their own while the first waits, they go to other connections.
+            const spread = await turnByTurn([0, 1, 2].map((i) => () => pipelines.rows({ ...value(i), text: 'SELECT $1::int AS n FROM pg_sleep(0.05)', name: 'pipelines_slow_value' })));
+            expect(spread).to.equal([[{ n: 0 }], [{ n: 1 }], [{ n: 2 }]]);
+            expect(pipelines.size).to.equal(3);
+        }
+        finally {
+            await pipelines.close();
+        }
+    });
+
     it('fails a statement with the database\'s error and answers the statements sent behind it on the same connection', async () => {
         const pipelines = open(1);
         try {
@@ -103,7 +154,9 @@ describe('pipelined PostgreSQL reads', { skip: !postgresUrl }, () => {
         const pipelines = open(2);
         try {
             // Both connections prepare the statement, then a rolling upgrade's migration changes the column's type.
-            await Promise.all([pipelines.rows(scores), pipelines.rows(scores), pipelines.rows(scores)]);
+            const slowScores = { name: 'pipelines_slow_scores', text: 'SELECT id, score FROM scores, pg_sleep(0.05) ORDER BY id', values: [] };
+            await turnByTurn([() => pipelines.rows(slowScores), () => pipelines.rows(scores)]);    // the second on a new connection
+            await pipelines.rows(scores);                       // on the first, with nothing pending on either
             expect(pipelines.size).to.equal(2);
             const pids = (await admin.raw<{ rows: Array<{ pid: number }> }>('SELECT pid FROM pg_stat_activity WHERE application_name = ?', [APPLICATION_NAME])).rows.map((row) => row.pid);
             await admin.raw(`ALTER TABLE ${schema}.scores ALTER COLUMN score TYPE text`);
@@ -112,7 +165,7 @@ describe('pipelined PostgreSQL reads', { skip: !postgresUrl }, () => {
             // the statement runs again on a connection that never prepared it, and the stale ones are let go.
             // Four statements spread over both connections, a value read between them on one.
             const migrated = [{ id: 1, score: '10' }, { id: 2, score: '20' }];
-            const answers = await Promise.all([pipelines.rows(scores), pipelines.rows(scores), pipelines.rows(value(7)), pipelines.rows(scores), pipelines.rows(scores)]);
+            const answers = await turnByTurn([() => pipelines.rows(scores), () => pipelines.rows(scores), () => pipelines.rows(value(7)), () => pipelines.rows(scores), () => pipelines.rows(scores)]);
             expect(answers).to.equal([migrated, migrated, [{ n: 7 }], migrated, migrated]);
             expect(await pipelines.rows(scores)).to.equal(migrated);
             expect(pipelines.size).to.be.at.most(2);
