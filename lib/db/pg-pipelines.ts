@@ -12,7 +12,7 @@ import pg from 'pg';
 // The statements asked in one turn of the event loop go to one connection and leave in one write: the first picks the
 // connection with the fewest answers pending (another is opened, up to `size`, only when every open one is waiting
 // for an answer, so an idle server holds one); the others follow it, and its socket is corked until the turn ends.
-// Under load a turn carries about eight requests' statements (credentials, sources, pages), and a write to a loopback
+// Under load a turn carries several requests' statements (credentials, sources, pages), and a write to a loopback
 // socket also runs the receiving side's network work on the writer's CPU: one write a turn instead of one a statement
 // took the PostgreSQL page of 50 from about two writes a request to 0.7 (docs/performance.md). A slow statement (a
 // log search) delays the statements of its turn and those sent behind it on its connection; later turns go to
