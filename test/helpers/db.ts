@@ -22,15 +22,20 @@ export async function tableNames(knex: Knex): Promise<string[]> {
 }
 
 export async function dump(knex: Knex): Promise<Record<string, Array<Record<string, unknown>>>> {
-    const out: Record<string, Array<Record<string, unknown>>> = {};
-    for (const table of (await tableNames(knex)).filter((name) => !VOLATILE_TABLES.has(name))) {
-        const rows = await knex(table).select('*');
-        out[table] = rows
-            .map((row: Record<string, unknown>) => Object.fromEntries(Object.entries(row).filter(([column]) => !VOLATILE_COLUMNS.has(column))))
-            .sort((a: object, b: object) => JSON.stringify(a) < JSON.stringify(b) ? -1 : 1);
-    }
-
-    return out;
+    // Every table is asked at once (on PostgreSQL the pool's connections read them side by side), and its rows are
+    // ordered by their JSON, written once a row rather than twice a comparison.
+    const tables = (await tableNames(knex)).filter((name) => !VOLATILE_TABLES.has(name));
+    const contents = await Promise.all(tables.map(async (table) => {
+        const rows: Array<Record<string, unknown>> = await knex(table).select('*');
+        return rows
+            .map((row) => {
+                const kept = Object.fromEntries(Object.entries(row).filter(([column]) => !VOLATILE_COLUMNS.has(column)));
+                return { kept, text: JSON.stringify(kept) };
+            })
+            .sort((a, b) => a.text < b.text ? -1 : a.text > b.text ? 1 : 0)
+            .map(({ kept }) => kept);
+    }));
+    return Object.fromEntries(tables.map((table, i) => [table, contents[i]]));
 }
 
 export async function digest(knex: Knex): Promise<string> {
