@@ -71,6 +71,7 @@ export class DatabaseQueue implements JobQueue {
     private readonly inFlight = new Map<string, { promise: Promise<void>; abort: AbortController }>();
     private running = false;
     private claiming = false;
+    private claimInFlight: Promise<void> = Promise.resolve();  // the claim being asked: stop() lets it start its jobs first
     private timer: NodeJS.Timeout | null = null;
 
     constructor(options: DatabaseQueueOptions) {
@@ -155,7 +156,8 @@ export class DatabaseQueue implements JobQueue {
         }
     }
 
-    /** Stops claiming, then waits for running jobs (up to stopTimeoutMs); an unfinished job is claimed again later. */
+    /** Stops claiming, then waits for running jobs (up to stopTimeoutMs), those of a claim in flight included; an
+     * unfinished job is claimed again later. */
     async stop(): Promise<void> {
         this.running = false;
         if (this.timer) {
@@ -163,6 +165,8 @@ export class DatabaseQueue implements JobQueue {
             this.timer = null;
         }
 
+        // Jobs a claim already asked for are leased to this worker: they start, and are waited for with the others.
+        await this.claimInFlight;
         const pending = [...this.inFlight.values()];
         const timeout = new Promise<void>((resolve) => setTimeout(resolve, this.settings.stopTimeoutMs).unref());
         await Promise.race([Promise.all(pending.map((job) => job.promise)), timeout]);
@@ -190,20 +194,23 @@ export class DatabaseQueue implements JobQueue {
         this.claiming = true;
         let claimed: Row[] = [];
         const capacity = this.settings.concurrency - this.inFlight.size;
-        try {
-            if (capacity > 0) {
-                claimed = await this.claim(capacity);
-                for (const row of claimed) {
-                    this.run(toRecord(row));
+        this.claimInFlight = (async () => {
+            try {
+                if (capacity > 0) {
+                    claimed = await this.claim(capacity);
+                    for (const row of claimed) {
+                        this.run(toRecord(row));
+                    }
                 }
             }
-        }
-        catch (err) {
-            this.onError(err);
-        }
-        finally {
-            this.claiming = false;
-        }
+            catch (err) {
+                this.onError(err);
+            }
+            finally {
+                this.claiming = false;
+            }
+        })();
+        await this.claimInFlight;
 
         if (this.running) {
             if (this.timer) {

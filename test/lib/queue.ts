@@ -246,6 +246,40 @@ const suite = (backend: 'database' | 'bullmq') => () => {
         await stopAll();
         expect(runs).to.equal(1);
     });
+
+    if (backend === 'database') {
+        // A stop while the claim's statement is on its way: the jobs it leases start and are waited for, rather than
+        // running after stop() said the worker was done (a test's database then changed under the next case).
+        it('waits, when it stops, for the jobs of a claim already asked for', async () => {
+            const q = queue();
+            const events: string[] = [];
+            q.handle('claimed', async () => {
+                events.push('started');
+                await new Promise((resolve) => setTimeout(resolve, 50));
+                events.push('finished');
+            });
+            const job = await q.enqueue('claimed', { n: 1 });
+            const stop: { done: Promise<void> | null } = { done: null };
+            const onQuery = (query: { sql: string }) => {
+                if (!stop.done && /^update\b.*\blease_owner\b/i.test(query.sql)) {
+                    stop.done = q.stop().then(() => void events.push('stopped'));
+                }
+            };
+            db.knex.on('query', onQuery);
+            try {
+                q.start();
+                await until(() => Promise.resolve(stop.done !== null), 'the claim');
+                await stop.done;
+            }
+            finally {
+                db.knex.off('query', onQuery);
+            }
+
+            await new Promise((resolve) => setTimeout(resolve, 100));
+            expect(events).to.equal(['started', 'finished', 'stopped']);
+            expect((await q.get(job.id))!.status).to.equal('succeeded');
+        });
+    }
 };
 
 describe('job queue (database backend)', suite('database'));
