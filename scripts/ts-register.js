@@ -4,8 +4,8 @@
 // Each file's JavaScript is kept in node_modules/.cache/ts-register, named by a digest of the compiler's version and
 // options, the file's path and its source, so a changed file is transpiled again and an unchanged one is read back:
 // loading the server this way took about 5 s transpiling and about 1 s from the cache (the stdio, SIGTERM, queue and
-// multi-process tests start it in child processes). A file is written under a temporary name and renamed, so processes that start
-// together never read half of one. `npm ci` empties the folder with the rest of node_modules.
+// multi-process tests start it in child processes). A file is written under a temporary name and renamed, so
+// processes that start together never read half of one. `npm ci` empties the folder with the rest of node_modules.
 const Crypto = require('node:crypto');
 const Fs = require('node:fs');
 const Path = require('node:path');

@@ -165,11 +165,11 @@ export class DatabaseQueue implements JobQueue {
             this.timer = null;
         }
 
-        // Jobs a claim already asked for are leased to this worker: they start, and are waited for with the others.
-        await this.claimInFlight;
-        const pending = [...this.inFlight.values()];
+        // Jobs a claim already asked for are leased to this worker: they start, and are waited for with the others,
+        // all within the one wait.
         const timeout = new Promise<void>((resolve) => setTimeout(resolve, this.settings.stopTimeoutMs).unref());
-        await Promise.race([Promise.all(pending.map((job) => job.promise)), timeout]);
+        const pending = this.claimInFlight.then(() => Promise.all([...this.inFlight.values()].map((job) => job.promise)));
+        await Promise.race([pending, timeout]);
         for (const job of this.inFlight.values()) {
             job.abort.abort(new Error('The queue is stopping'));
         }
