@@ -30,3 +30,7 @@ export const BENCH_RATE_LIMIT = '9999999/60';
 
 // The log search rounds read lines dated months back, which the default retention (30 days) would delete at start.
 export const BENCH_LOG_RETENTION_DAYS = '3650';
+
+// The bench's servers hold the heap as `npm start` does (HEAP_GROWING_PERCENT, lib/heap.ts): set it in the bench's own
+// environment to measure another setting (0: V8's own growth).
+export const HEAP_ENV: Record<string, string> = process.env.HEAP_GROWING_PERCENT === undefined ? {} : { HEAP_GROWING_PERCENT: process.env.HEAP_GROWING_PERCENT };

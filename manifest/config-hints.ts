@@ -24,6 +24,7 @@ export const CONFIG_HINTS: Record<string, string> = {
     JOB_CONCURRENCY: 'a number of jobs run at once, 1 to 64',
     SECURITY_EVENT_RETENTION_DAYS: 'a number of days, 1 to 3650',
     LOG_RETENTION_DAYS: 'a number of days, 1 to 3650',
+    HEAP_GROWING_PERCENT: 'a whole percentage from 10 to 300, or 0 for V8\'s own heap growth',
     GITHUB_URL: 'the GitHub web origin, e.g. https://github.example.com for GitHub Enterprise Server',
     GITHUB_API_URL: 'the GitHub API origin, e.g. https://github.example.com/api/v3 for GitHub Enterprise',
     GITHUB_CLIENT_ID: 'the client id of your GitHub OAuth app (set GITHUB_CLIENT_SECRET with it)',

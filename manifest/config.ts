@@ -43,6 +43,7 @@ export interface McpConfig {
     mcpDeveloperToolsEnabled?: boolean;                         // MCP_DEVELOPER_TOOLS_ENABLED, on both processes (default off)
     mcpContextToolsEnabled?: boolean;                           // MCP_CONTEXT_TOOLS_ENABLED, on both processes (default off)
     trustedProxies: string[];                                   // whose X-Forwarded-For is believed (lib/client-address.ts)
+    heapGrowingPercent?: number;                                // HEAP_GROWING_PERCENT: applied by the entry points (lib/heap.ts)
     testData?: TestDataConfig;                                  // the development-only test-data tools (docs/test-data.md)
 }
 
@@ -124,6 +125,7 @@ const schema = Joi.object({
     JOB_CONCURRENCY: Joi.number().integer().min(1).max(64).default(4),
     SECURITY_EVENT_RETENTION_DAYS: Joi.number().integer().min(1).max(3650).default(365),
     LOG_RETENTION_DAYS: Joi.number().integer().min(1).max(3650).default(30),
+    HEAP_GROWING_PERCENT: Joi.alternatives().try(Joi.number().valid(0), Joi.number().integer().min(10).max(300)).default(50),
     OUTBOUND_ALLOWLIST: Joi.string().allow('').default(''),
     GITHUB_URL: url.default('https://github.com'),
     GITHUB_API_URL: url,
@@ -263,6 +265,7 @@ function mcpSettings(value: Env): McpConfig {
         mcpProjectId: value.MCP_PROJECT_ID || null,
         mcpAllowedOrigins: value.MCP_ALLOWED_ORIGINS ?? [...new Set([new URL(mcpPublicUrl).origin, new URL(publicUrl).origin])],
         trustedProxies: value.TRUSTED_PROXIES,
+        heapGrowingPercent: value.HEAP_GROWING_PERCENT,
         testData: testDataSettings(value)
     };
 }

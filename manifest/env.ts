@@ -25,6 +25,7 @@ export interface Env extends RuntimeEnv {
     JOB_CONCURRENCY: number;
     SECURITY_EVENT_RETENTION_DAYS: number;
     LOG_RETENTION_DAYS: number;
+    HEAP_GROWING_PERCENT: number;
     OUTBOUND_ALLOWLIST: string;
     GITHUB_URL: string;
     GITHUB_API_URL?: string;

@@ -1,6 +1,7 @@
 import type { Server } from '@hapi/hapi';
 
 import { deployment, mcpDeployment } from '.';
+import { applyHeapGrowth } from '../lib/heap';
 import { ConfigError, loadConfig, loadMcpConfig, type McpConfig } from './config';
 import { DOCS_MCP_PATH } from './mcp';
 import { stopOnSignals } from './shutdown';
@@ -24,12 +25,14 @@ function mcpLines(config: McpConfig, server: Server): string[] {
 async function start(mode: Mode): Promise<Server[]> {
     if (mode === 'mcp') {
         const config = loadMcpConfig(process.env);
+        applyHeapGrowth(config.heapGrowingPercent ?? 0);
         const mcp = await mcpDeployment({ config, start: true });
         print(['', 'Hostless MCP server is running', ...mcpLines(config, mcp)]);
         return [mcp];
     }
 
     const config = loadConfig(process.env);
+    applyHeapGrowth(config.heapGrowingPercent ?? 0);
     if (config.jobs.mode === 'worker') {
         const worker = await deployment({ config });
         worker.plugins['hostless-jobs'].queue.start();

@@ -5,6 +5,7 @@ import { testDataToolsOn } from '../lib/mcp/test-data-tools';
 import { testDataMounted } from '../lib/test-data/gates';
 import { ApiUnreachableError, httpApiClient } from '../lib/mcp/api-client';
 import { docsCorpus } from '../lib/docs/corpus';
+import { applyHeapGrowth } from '../lib/heap';
 import { gateTransport } from '../lib/mcp/revision';
 import { buildServer } from '../lib/mcp/tool';
 import { DOCS_INSTRUCTIONS } from '../plugins/mcp-docs';
@@ -55,6 +56,7 @@ async function runStdio(config: McpConfig, token: string, log: (line: string) =>
 
 async function main(): Promise<void> {
     const config = loadMcpConfig(process.env);
+    applyHeapGrowth(config.heapGrowingPercent ?? 0);
     await runStdio(config, loadAppToken(process.env), (line) => process.stderr.write(line));
 }
 

@@ -123,6 +123,15 @@ describe('configuration', () => {
         expect(() => loadConfig({ ...env, SECRET_SCANNING_KEYS_URL: 'ftp://x' })).to.throw(/^SECRET_SCANNING_KEYS_URL is not valid/);
     });
 
+    it('reads how far the heap may grow past what is live: 50% by default, 0 for V8\'s own choice, on both processes', () => {
+        expect(loadConfig({ DATA_DIR: tmp() }).heapGrowingPercent).to.equal(50);
+        expect(loadConfig({ DATA_DIR: tmp(), HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent).to.equal(0);
+        expect(loadMcpConfig({ HEAP_GROWING_PERCENT: '120' }).heapGrowingPercent).to.equal(120);
+        for (const value of ['5', '301', '12.5', 'half']) {
+            expect(() => loadConfig({ DATA_DIR: tmp(), HEAP_GROWING_PERCENT: value }), value).to.throw('HEAP_GROWING_PERCENT is not valid: set it to a whole percentage from 10 to 300, or 0 for V8\'s own heap growth, or leave it unset for the default.');
+        }
+    });
+
     it('reads the SMTP server and sender of notifications, with a sender on the public host by default', () => {
         expect(loadConfig({ DATA_DIR: tmp(), PUBLIC_URL: 'https://api.example.com', RUNTIME_DRIVER: 'records' }).notifications)
             .to.equal({ smtpUrl: null, from: 'Hostless <no-reply@api.example.com>', retentionDays: 90 });
