@@ -183,6 +183,30 @@ describe('pipelined PostgreSQL reads', { skip: !postgresUrl }, () => {
         }
     });
 
+    it('keeps one plan for a statement whose plans for the values given look cheaper (a page over small projects in a large table)', async () => {
+        // 100,000 rows: five projects of 20, five of about 20,000. PostgreSQL's own choice plans this statement anew
+        // at every run for two small projects (pg_prepared_statements counted 8 custom plans of 8 runs).
+        await admin.raw(`CREATE TABLE ${schema}.items (project text NOT NULL, created text NOT NULL, id text NOT NULL, j text)`);
+        await admin.raw(`INSERT INTO ${schema}.items SELECT CASE WHEN g <= 100 THEN 'small' || (g % 5) ELSE 'big' || (g % 5) END, lpad(g::text, 10, '0'), 'i' || g, repeat('x', 300) FROM generate_series(1, 100000) g`);
+        await admin.raw(`CREATE INDEX ON ${schema}.items (project, created, id)`);
+        await admin.raw(`ANALYZE ${schema}.items`);
+        const arm = (n: number) => `(SELECT created, id, j FROM items WHERE project = $${n} AND (created, id) < ($3, $4) ORDER BY created DESC, id DESC LIMIT $5)`;
+        const page = { name: 'pipelines_page', text: `${arm(1)} UNION ALL ${arm(2)} ORDER BY created DESC, id DESC LIMIT $5`, values: ['small1', 'small2', '9999', '', 51], rowMode: 'array' as const };
+        const pipelines = open(1);
+        try {
+            for (let run = 0; run < 8; ++run) {
+                expect(await pipelines.rows(page)).to.have.length(40);
+            }
+
+            // pg_prepared_statements is the session's own: asked on the one connection that ran the page.
+            const plans = await pipelines.rows({ name: 'pipelines_plans', text: 'SELECT generic_plans::int, custom_plans::int FROM pg_prepared_statements WHERE name = $1', values: [page.name], rowMode: 'array' });
+            expect(plans).to.equal([[8, 0]]);
+        }
+        finally {
+            await pipelines.close();
+        }
+    });
+
     it('leaves no connection open after close(), and refuses statements from then on', async () => {
         const pipelines = open(2);
         const [{ pid }] = await pipelines.rows({ name: 'pipelines_pid', text: 'SELECT pg_backend_pid() AS pid', values: [] }) as Array<{ pid: number }>;
