@@ -13,7 +13,7 @@ export type { Lookup } from './lookup-batch';
 // PostgreSQL reads through named prepared statements (below). Only SELECTs go through here.
 export interface FastReader {
     get<T>(sql: string, params: readonly unknown[]): Promise<T | undefined>;
-    all<T>(sql: string, params: readonly unknown[]): Promise<T[]>;
+    all<T>(sql: string, params: readonly unknown[], options?: ReadOptions): Promise<T[]>;
     /** Every row as its values in the order of the SELECT, without building an object per row: for the pages every
      * list request reads (an object a row cost a third of a page statement of 50 rows on SQLite). */
     values<T extends readonly unknown[]>(sql: string, params: readonly unknown[]): Promise<T[]>;
@@ -25,6 +25,12 @@ export interface FastReader {
     close(): Promise<void> | void;
     /** Calls `listener` with every statement this reader runs (tests count statements per request). */
     observe(listener: ((sql: string, params: readonly unknown[]) => void) | null): void;
+}
+
+export interface ReadOptions {
+    /** The statement's best plan depends on its values (a text search): PostgreSQL plans it for the values of each run
+     * rather than keeping one plan (lib/db/pg-pipelines.ts). SQLite plans every statement once either way. */
+    plansPerValue?: boolean;
 }
 
 /** Marked reads on knex a `query` listener leaves out (the reader itself no longer goes through knex; observe() sees it). */
@@ -107,12 +113,15 @@ function sqliteReader(filename: string): FastReader {
 // prepares a name the first time a connection sees it), on the reader's own pipelined connections (pg-pipelines.ts),
 // with knex's search_path. The text's `?` placeholders become `$n`: the reader's statements hold no `?` of their own.
 const PIPELINES = 4;                                            // connections the reader holds at most, besides knex's pool
+const PER_VALUE_PIPELINES = 2;                                  // and for statements planned for each run's values (opened when first asked)
 
 function postgresReader(knex: Knex): FastReader {
     let listener: ((sql: string, params: readonly unknown[]) => void) | null = null;
     // node-postgres is loaded here, not by a SQLite server (knex loads it for its own pool the same way).
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const pipelines = new (require('./pg-pipelines') as typeof Pipelines).PgPipelines({ ...postgresSettings(knex), size: PIPELINES });
+    const { PgPipelines } = require('./pg-pipelines') as typeof Pipelines;
+    const pipelines = new PgPipelines({ ...postgresSettings(knex), size: PIPELINES });
+    const perValue = new PgPipelines({ ...postgresSettings(knex), size: PER_VALUE_PIPELINES, plansPerValue: true });
     const named = new Map<string, { name: string; text: string }>();
     const statement = (sql: string) => {
         let found = named.get(sql);
@@ -124,9 +133,9 @@ function postgresReader(knex: Knex): FastReader {
 
         return found;
     };
-    const rows = (sql: string, params: readonly unknown[], rowMode?: 'array') => {
+    const rows = (sql: string, params: readonly unknown[], rowMode?: 'array', options?: ReadOptions) => {
         listener?.(sql, params);
-        return pipelines.rows({ ...statement(sql), values: params as unknown[], ...rowMode ? { rowMode } : {} });
+        return (options?.plansPerValue ? perValue : pipelines).rows({ ...statement(sql), values: params as unknown[], ...rowMode ? { rowMode } : {} });
     };
 
     // A batch's keys go in as one array parameter, matched through the key's index.
@@ -143,11 +152,13 @@ function postgresReader(knex: Knex): FastReader {
 
     return {
         get: async <T>(sql: string, params: readonly unknown[]) => (await rows(sql, params))[0] as T | undefined,
-        all: async <T>(sql: string, params: readonly unknown[]) => await rows(sql, params) as T[],
+        all: async <T>(sql: string, params: readonly unknown[], options?: ReadOptions) => await rows(sql, params, undefined, options) as T[],
         values: async <T extends readonly unknown[]>(sql: string, params: readonly unknown[]) => await rows(sql, params, 'array') as T[],
         lookup: <T extends readonly unknown[]>(lookup: Lookup, key: string) => batches.get<T>(lookup, key),
         lookupAll: <T extends readonly unknown[]>(lookup: Lookup, key: string) => batches.all<T>(lookup, key),
-        close: () => pipelines.close(),
+        close: async () => {
+            await Promise.all([pipelines.close(), perValue.close()]);
+        },
         observe: (fn) => {
             listener = fn;
         }

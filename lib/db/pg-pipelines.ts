@@ -24,9 +24,11 @@ import pg from 'pg';
 // of schema or statistics makes PostgreSQL plan them again. Left to itself, PostgreSQL plans a prepared statement anew
 // at each run while the plans for the values given look cheaper than the plan for any value: on the bench's data, the
 // page of 50 across five projects of 20 apps each, in a table of 100,000 apps, cost PostgreSQL 665 to 708 us of CPU a
-// run, against 245 with its plan kept (test/lib/pg-pipelines.ts builds such a table and counts the plans). These
-// statements are the request path's keyed reads and keyset pages, whose one good plan (an index in order, a limit)
-// holds for every value.
+// run, against 245 with its plan kept (test/lib/pg-pipelines.ts builds such a table and counts the plans). The
+// request path's keyed reads and keyset pages have one good plan (an index in order, a limit) for every value. A
+// statement whose best plan depends on its values, a text search of log lines, goes to connections opened with
+// `plansPerValue`, which leave PostgreSQL its own choice: with the plan kept, a search for a word in no line of an app
+// of 1,000,000 lines walked them all (1.7 s) instead of asking the trigram index (7 ms).
 //
 // The connections live as long as the server. When a migration (a rolling upgrade's) changes the type of what a
 // prepared statement answers, PostgreSQL refuses to run its cached plan ("cached plan must not change result type"):
@@ -37,6 +39,7 @@ export interface PipelineOptions {
     connectionString: string;
     searchPath: readonly string[];                              // set on each connection, as knex sets it on its own
     size: number;                                               // the most connections held
+    plansPerValue?: boolean;                                    // leave PostgreSQL its own choice of plan at each run (see above)
 }
 
 export interface PipelinedQuery {
@@ -180,7 +183,10 @@ export class PgPipelines {
                 await client.query(`SET search_path TO ${this.options.searchPath.map((name) => pg.escapeIdentifier(name)).join(', ')}`);
             }
 
-            await client.query('SET plan_cache_mode = force_generic_plan');
+            if (!this.options.plansPerValue) {
+                await client.query('SET plan_cache_mode = force_generic_plan');
+            }
+
             return client;
         });
         pipe.ready.catch(() => {

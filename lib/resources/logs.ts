@@ -142,7 +142,9 @@ export class LogStore {
 
     async query(scope: LogScope, filters: LogFilters): Promise<LogLine[]> {
         const { sql, params } = this.statement(scope, filters);
-        const rows = await this.reader.all<Row>(sql, params);
+        // A text search's best plan depends on the words (a rare one asks the trigram index, a common one walks the
+        // lines in order until the page is full): on PostgreSQL it is planned for each search (lib/db/pg-pipelines.ts).
+        const rows = await this.reader.all<Row>(sql, params, { plansPerValue: Boolean(filters.q) });
         return rows.map((row) => ({
             timestamp: row.timestamp, stream: row.stream, level: row.level, message: row.message, truncated: !!row.truncated,
             deploymentId: row.deployment_id, runId: row.run_id

@@ -146,6 +146,31 @@ describe('list and log plans', () => {
         await expectPlans(`/v1/apps/${app.name}/logs?q=connection`, { sorts: dialect(knex) !== 'postgres' });
     });
 
+    it('plans a text search of logs for its words on PostgreSQL, and keeps one plan for pages and other reads', async () => {
+        if (dialect(knex) !== 'postgres') {
+            return;                                             // SQLite plans each statement once: there is no choice to test
+        }
+
+        // The reader's connections for searches leave PostgreSQL its own choice: a search's first runs are planned for
+        // their words. The other connections keep one plan (lib/db/pg-pipelines.ts).
+        const reader = instance.server.plugins['hostless-auth'].reader;
+        for (const word of ['nowhere-in-any-line', 'connection']) {
+            expect((await call('GET', `/v1/apps/${app.name}/logs?q=${word}`, token)).statusCode).to.equal(200);
+        }
+
+        expect((await call('GET', `/v1/apps/${app.name}/logs?level=warn`, token)).statusCode).to.equal(200);
+        const plans = async (plansPerValue: boolean) => (await reader.all<{ statement: string; generic_plans: number; custom_plans: number }>(
+            'SELECT statement, generic_plans::int, custom_plans::int FROM pg_prepared_statements WHERE statement LIKE \'SELECT l.% FROM log_lines l %\'', [], { plansPerValue }));
+        const searched = await plans(true);
+        expect(searched, JSON.stringify(searched)).to.have.length(1);
+        expect(searched[0].statement).to.contain('LIKE');
+        expect(searched[0].generic_plans).to.equal(0);
+        expect(searched[0].custom_plans).to.be.at.least(2);
+        const kept = await plans(false);
+        expect(kept.length, JSON.stringify(kept)).to.be.above(0);
+        expect(kept.every((statement) => !statement.statement.includes('LIKE') && statement.custom_plans === 0), JSON.stringify(kept)).to.be.true();
+    });
+
     it('walks each project\'s own range when all of one project\'s apps are older than all of another\'s', { timeout: 120_000 }, async () => {
         // The bench's layout: rows written project by project, in time order. An index on time alone would look cheap to
         // PostgreSQL for the older project's arm, and walk every newer app to reach its page (migration 150).

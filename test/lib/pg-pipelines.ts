@@ -183,7 +183,7 @@ describe('pipelined PostgreSQL reads', { skip: !postgresUrl }, () => {
         }
     });
 
-    it('keeps one plan for a statement whose plans for the values given look cheaper (a page over small projects in a large table)', async () => {
+    it('keeps one plan for a statement whose plans for the values given look cheaper (a page over small projects in a large table), unless asked to plan per value', async () => {
         // 100,000 rows: five projects of 20, five of about 20,000. PostgreSQL's own choice plans this statement anew
         // at every run for two small projects (pg_prepared_statements counted 8 custom plans of 8 runs).
         await admin.raw(`CREATE TABLE ${schema}.items (project text NOT NULL, created text NOT NULL, id text NOT NULL, j text)`);
@@ -204,6 +204,20 @@ describe('pipelined PostgreSQL reads', { skip: !postgresUrl }, () => {
         }
         finally {
             await pipelines.close();
+        }
+
+        // Opened with plansPerValue, the connections leave PostgreSQL its own choice: plans for the values given.
+        const perValue = new PgPipelines({ connectionString: postgresUrl!, searchPath: [schema], size: 1, plansPerValue: true });
+        try {
+            for (let run = 0; run < 8; ++run) {
+                expect(await perValue.rows(page)).to.have.length(40);
+            }
+
+            const [[generic, custom]] = await perValue.rows({ name: 'pipelines_plans', text: 'SELECT generic_plans::int, custom_plans::int FROM pg_prepared_statements WHERE name = $1', values: [page.name], rowMode: 'array' }) as number[][];
+            expect(custom, `${generic} generic`).to.be.at.least(5);
+        }
+        finally {
+            await perValue.close();
         }
     });
 
