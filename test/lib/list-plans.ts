@@ -1,6 +1,7 @@
 import * as Code from '@hapi/code';
 import * as Lab from '@hapi/lab';
 import type { Knex } from 'knex';
+import { escapeLiteral } from 'pg';
 
 import { dialect } from '../../lib/db/knex';
 import { newId } from '../../lib/ids';
@@ -10,6 +11,7 @@ import { testServer, type TestServer } from '../helpers/server';
 
 // Lists cost their page, not their table: every statement a list route (and a log read) runs is shown to the database
 // for its plan, on tables of at least 20,000 rows after ANALYZE: no full scan, and no sort of what the table holds.
+// On PostgreSQL both plans are asked: the one for the statement's values and the one the reader keeps for any values.
 // SQLite merges ordered arms without any temporary B-tree. PostgreSQL may sort rows that are already bounded (one row
 // per granted resource, a page per arm): a Sort is allowed only over at most arms x (page + 1) estimated rows.
 // The statements are the ones the routes really ran.
@@ -65,9 +67,27 @@ describe('list and log plans', () => {
         return seen;
     };
 
+    /**
+     * PostgreSQL's plans of a statement: for its values, and the one plan the reader keeps for any values (its
+     * connections set plan_cache_mode = force_generic_plan, lib/db/pg-pipelines.ts), asked of a statement prepared the
+     * same way, with the values written in as literals.
+     */
+    const postgresPlans = async (sql: string, params: readonly unknown[]): Promise<Array<Record<string, any>>> => {
+        const forValues = await knex.raw(`EXPLAIN (FORMAT JSON) ${sql}`, params as Knex.RawBinding[]);
+        const kept = await knex.transaction(async (trx) => {
+            let n = 0;
+            await trx.raw('SET LOCAL plan_cache_mode = force_generic_plan');
+            await trx.raw(`PREPARE list_plan_check AS ${sql.replace(/\?/g, () => `$${++n}`)}`);
+            const literal = (value: unknown): string => typeof value === 'number' ? String(value) : escapeLiteral(Array.isArray(value) ? `{${value.map((item) => `"${String(item)}"`).join(',')}}` : String(value));
+            const result = await trx.raw(`EXPLAIN (FORMAT JSON) EXECUTE list_plan_check(${params.map(literal).join(', ')})`);
+            await trx.raw('DEALLOCATE list_plan_check');
+            return result;
+        });
+        return [forValues.rows[0]['QUERY PLAN'][0].Plan, kept.rows[0]['QUERY PLAN'][0].Plan];
+    };
+
     const problems = async (sql: string, params: readonly unknown[], sorts = true): Promise<string[]> => {
         if (dialect(knex) === 'postgres') {
-            const result = await knex.raw(`EXPLAIN (FORMAT JSON) ${sql}`, params as Knex.RawBinding[]);
             const found: string[] = [];
             const bound = (sql.split(' UNION ALL ').length) * 101;
             const walk = (node: Record<string, any>) => {
@@ -81,7 +101,10 @@ describe('list and log plans', () => {
                 }
             };
 
-            walk(result.rows[0]['QUERY PLAN'][0].Plan);
+            for (const plan of await postgresPlans(sql, params)) {
+                walk(plan);
+            }
+
             return found;
         }
 
