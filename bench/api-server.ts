@@ -12,16 +12,13 @@ import type { Lifecycle, Request } from '@hapi/hapi';
 import * as Jwt from '@hapi/jwt';
 
 import { deployment, mcpDeployment } from '../manifest';
-import { applyHeapGrowth } from '../lib/heap';
-import { loadConfig } from '../manifest/config';
 import type { Access } from '../lib/access';
 import { SESSION_SCOPES } from '../lib/scopes';
-import { BENCH_RATE_LIMIT, HEAP_ENV, serve } from './serve';
+import { BENCH_RATE_LIMIT, benchConfig, serve } from './serve';
 
 async function main(): Promise<void> {
     const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), 'hostless-bench-'));
-    const config = { ...loadConfig({ DATA_DIR: dataDir, PASSWORD_HASH_COST: '1024', RATE_LIMIT_CREDENTIAL: BENCH_RATE_LIMIT, ...HEAP_ENV }), port: 0 };
-    applyHeapGrowth(config.heapGrowingPercent ?? 0);
+    const config = benchConfig({ DATA_DIR: dataDir, PASSWORD_HASH_COST: '1024', RATE_LIMIT_CREDENTIAL: BENCH_RATE_LIMIT });
     const server = await deployment({ config, log: () => { }, plugins: [{ plugin: { name: '@hapi/jwt', register: Jwt.plugin.register } }] });
 
     const registered = await server.inject({ method: 'POST', url: '/v1/auth/register', payload: { email: 'bench@example.test', password: 'bench password' } });

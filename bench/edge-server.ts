@@ -8,9 +8,7 @@ import * as Os from 'node:os';
 import * as Path from 'node:path';
 
 import { deployment } from '../manifest';
-import { applyHeapGrowth } from '../lib/heap';
-import { loadConfig } from '../manifest/config';
-import { HEAP_ENV, serve } from './serve';
+import { benchConfig, serve } from './serve';
 
 export const EDGE_APP = 'bench-edge';
 
@@ -40,8 +38,7 @@ async function main(): Promise<void> {
     git('commit', '--quiet', '-m', 'bench app');
 
     const dataDir = Path.join(root, 'data');
-    const config = { ...loadConfig({ DATA_DIR: dataDir, PASSWORD_HASH_COST: '1024', RUNTIME_DRIVER: 'process', RUNTIME_ALLOW_FILE_GIT: 'true', RUNTIME_SAME_USER: 'true', EDGE_FLUSH_MS: '1000', ...HEAP_ENV }), port: 0 };
-    applyHeapGrowth(config.heapGrowingPercent ?? 0);
+    const config = benchConfig({ DATA_DIR: dataDir, PASSWORD_HASH_COST: '1024', RUNTIME_DRIVER: 'process', RUNTIME_ALLOW_FILE_GIT: 'true', RUNTIME_SAME_USER: 'true', EDGE_FLUSH_MS: '1000' });
     const server = await deployment({ config, log: () => { }, start: true });
     const registered = await server.inject({ method: 'POST', url: '/v1/auth/register', payload: { email: 'bench@example.test', password: 'bench password' } });
     const authorization = `Bearer ${(registered.result as { accessToken: string }).accessToken}`;

@@ -14,9 +14,8 @@ import knexFactory, { type Knex } from 'knex';
 
 import { newId } from '../lib/ids';
 import { deployment } from '../manifest';
-import { applyHeapGrowth } from '../lib/heap';
-import { loadConfig, type Config } from '../manifest/config';
-import { BENCH_LOG_RETENTION_DAYS, BENCH_RATE_LIMIT, HEAP_ENV, serve } from './serve';
+import type { Config } from '../manifest/config';
+import { BENCH_LOG_RETENTION_DAYS, BENCH_RATE_LIMIT, benchConfig, serve } from './serve';
 
 const PROJECTS = 5;                                             // member projects per user, the personal one included
 export const SEARCH_WORD = 'upstream-timeout';                  // in 1% of the lines
@@ -114,8 +113,7 @@ async function main(): Promise<void> {
     const largeLines = Number(process.env.BENCH_LARGE_LINES ?? 1_000_000);
     const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), 'hostless-bench-lists-'));
     const db = await database(kind);
-    const config = { ...loadConfig({ DATA_DIR: dataDir, PASSWORD_HASH_COST: '1024', RATE_LIMIT_CREDENTIAL: BENCH_RATE_LIMIT, LOG_RETENTION_DAYS: BENCH_LOG_RETENTION_DAYS, ...HEAP_ENV }), port: 0, ...db.config };
-    applyHeapGrowth(config.heapGrowingPercent ?? 0);
+    const config = { ...benchConfig({ DATA_DIR: dataDir, PASSWORD_HASH_COST: '1024', RATE_LIMIT_CREDENTIAL: BENCH_RATE_LIMIT, LOG_RETENTION_DAYS: BENCH_LOG_RETENTION_DAYS }), ...db.config };
     const server = await deployment({ config, log: () => { } });
     const knex = server.app.knex;
 

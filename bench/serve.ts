@@ -1,3 +1,6 @@
+import { applyHeapGrowth } from '../lib/heap';
+import { loadConfig, type Config } from '../manifest/config';
+
 // What every bench server process shares: it announces itself to the load generator with `info`, answers `usage`
 // with its CPU time so far and its peak resident set (the load generator divides CPU by the requests it sent), and
 // on `stop` runs `stop` and exits.
@@ -31,6 +34,14 @@ export const BENCH_RATE_LIMIT = '9999999/60';
 // The log search rounds read lines dated months back, which the default retention (30 days) would delete at start.
 export const BENCH_LOG_RETENTION_DAYS = '3650';
 
-// The bench's servers hold the heap as `npm start` does (HEAP_GROWING_PERCENT, lib/heap.ts): set it in the bench's own
-// environment to measure another setting (0: V8's own growth).
-export const HEAP_ENV: Record<string, string> = process.env.HEAP_GROWING_PERCENT === undefined ? {} : { HEAP_GROWING_PERCENT: process.env.HEAP_GROWING_PERCENT };
+/**
+ * A bench server's configuration from its settings, on a port of the system's choosing, with the heap held as
+ * `npm start` holds it (HEAP_GROWING_PERCENT, lib/heap.ts): set HEAP_GROWING_PERCENT in the bench's own environment
+ * to measure another setting (0: V8's own growth).
+ */
+export function benchConfig(env: Record<string, string>): Config {
+    const heap = process.env.HEAP_GROWING_PERCENT;
+    const config = { ...loadConfig({ ...env, ...heap === undefined ? {} : { HEAP_GROWING_PERCENT: heap } }), port: 0 };
+    applyHeapGrowth(config.heapGrowingPercent ?? 0);
+    return config;
+}
