@@ -31,7 +31,8 @@ export interface DeploymentOptions {
 /** The API server, composed from its manifest on a migrated database: initialized, or started with `start`. */
 export async function deployment(options: DeploymentOptions = {}): Promise<Server> {
     const config = options.config ?? loadConfig(process.env);
-    const knex = createKnex(config.database);                   // creates a SQLite database's folder
+    const log = options.log ?? ((line: string) => process.stdout.write(line));
+    const knex = createKnex(config.database, log);              // creates a SQLite database's folder
     let lock: { release: () => void } | null = null;
     try {
         lock = options.start ? sqliteServerLock(config) : null;
@@ -43,7 +44,7 @@ export async function deployment(options: DeploymentOptions = {}): Promise<Serve
         throw err;
     }
 
-    const manifest = apiManifest(config, knex, options.log ?? ((line) => process.stdout.write(line)), options.driver, options.clock);
+    const manifest = apiManifest(config, knex, log, options.driver, options.clock);
     const server = await compose({ ...manifest, register: { plugins: [...manifest.register.plugins, ...options.plugins ?? []] } });
     server.app.config = config;
     server.app.knex = knex;

@@ -1,7 +1,11 @@
 import * as Fs from 'node:fs';
 import * as Path from 'node:path';
 
+import { inspect } from 'node:util';
+
 import knexFactory, { type Knex } from 'knex';
+
+import { redact } from '../redact';
 
 export type DatabaseConfig =
     | { client: 'sqlite'; filename: string }
@@ -26,7 +30,22 @@ function ownerOnly(filename: string): void {
     }
 }
 
-export function createKnex(config: DatabaseConfig): Knex {
+/**
+ * What knex says of itself (a pooled connection the database ended, a deprecation) as JSON lines of the server's log,
+ * `{"time","level","source":"database","message"}`, instead of knex's own console output: one log stream, in one
+ * shape, with credential-shaped text redacted like every other line.
+ */
+export function databaseLog(write: (line: string) => void): Knex.Config['log'] {
+    const line = (level: 'warn' | 'error') => (message: unknown) => {
+        const text = typeof message === 'string' ? message : inspect(message, { depth: 3 });
+        write(`${redact(JSON.stringify({ time: new Date().toISOString(), level, source: 'database', message: text }))}\n`);
+    };
+    return { warn: line('warn'), error: line('error'), deprecate: line('warn') };
+}
+
+/** A knex instance on the configured database; `log` receives knex's own warnings as log lines (databaseLog), else knex prints them. */
+export function createKnex(config: DatabaseConfig, log?: (line: string) => void): Knex {
+    const logging = log ? { log: databaseLog(log) } : {};
     if (config.client === 'sqlite') {
         if (config.filename !== ':memory:') {
             ownerOnly(config.filename);
@@ -37,6 +56,7 @@ export function createKnex(config: DatabaseConfig): Knex {
             connection: { filename: config.filename },
             useNullAsDefault: true,
             acquireConnectionTimeout: 10_000,
+            ...logging,
             pool: {
                 min: 1,
                 max: 1,
@@ -56,7 +76,8 @@ export function createKnex(config: DatabaseConfig): Knex {
         connection: { connectionString: config.connectionString },
         ...(config.searchPath ? { searchPath: [config.searchPath] } : {}),
         pool: { min: 0, max: 10 },
-        acquireConnectionTimeout: 10_000
+        acquireConnectionTimeout: 10_000,
+        ...logging
     });
 }
 

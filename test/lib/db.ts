@@ -9,7 +9,7 @@ import * as Lab from '@hapi/lab';
 import knexFactory from 'knex';
 
 import { bulkInsert, type BulkColumn } from '../../lib/db/bulk-insert';
-import { createKnex, dialect, type DatabaseConfig } from '../../lib/db/knex';
+import { createKnex, databaseLog, dialect, type DatabaseConfig } from '../../lib/db/knex';
 import { MIGRATIONS } from '../../lib/db/migrations';
 import { postgresUrl, testServer, usePostgres } from '../helpers/server';
 
@@ -62,6 +62,30 @@ describe('database', () => {
             await admin?.destroy();
             Fs.rmSync(dir, { recursive: true, force: true });
         }
+    });
+
+    it('writes what knex says of itself as JSON lines of the server\'s log, with credentials redacted', async () => {
+        const lines: string[] = [];
+        const knex = createKnex({ client: 'sqlite', filename: ':memory:' }, (line) => lines.push(line));
+        try {
+            const logger = (knex.client as { logger: { warn(message: unknown): void; error(message: unknown): void; deprecate(method: string, alternative: string): void } }).logger;
+            logger.warn('Connection Error: Error: Connection ended unexpectedly');
+            logger.error({ code: 'E1', token: 'svk_abcdefghij_0123456789012345678901234567890123456789' });
+            logger.deprecate('knex.old', 'knex.new');
+            const parsed = lines.map((line) => JSON.parse(line) as Record<string, string>);
+            expect(lines.every((line) => line.endsWith('}\n'))).to.be.true();
+            expect(parsed.map(({ level, source }) => `${level} ${source}`)).to.equal(['warn database', 'error database', 'warn database']);
+            expect(parsed[0].message).to.equal('Connection Error: Error: Connection ended unexpectedly');
+            expect(parsed[1].message).to.include('E1');
+            expect(lines[1]).to.not.include('0123456789012345678901234567890123456789');
+            expect(parsed[2].message).to.equal('knex.old is deprecated, please use knex.new');
+            expect(Date.parse(parsed[0].time)).to.be.a.number();
+        }
+        finally {
+            await knex.destroy();
+        }
+
+        expect(databaseLog(() => undefined)).to.include(['warn', 'error', 'deprecate']);
     });
 
     describe('SQLite files', () => {

@@ -138,6 +138,12 @@ describe('operations', () => {
 
                 await new Promise<void>((resolve) => relay.listen(port, '127.0.0.1', resolve));
                 await eventually(async () => (await call('GET', '/readyz')).statusCode, (status) => status === 200, 'readiness to come back');
+                // knex's word on the pooled connection the database ended (said when the pool next hands it out) is a
+                // line of the server's log, not console output.
+                const said = instance.logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.source === 'database');
+                expect(said.length).to.be.above(0);
+                expect(said[0].level).to.equal('warn');
+                expect(said[0].message).to.equal('Connection Error: Connection ended unexpectedly');
             }
             finally {
                 await instance.stop();
