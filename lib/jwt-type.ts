@@ -3,7 +3,7 @@ import * as Jose from 'jose';
 /**
  * The `typ` of a JWT's protected header, read without verifying anything: which kind of token to verify it as. A
  * token without the two dots of a compact JWT (an API key) is answered at once: jose would build and throw an error for
- * it, which cost a tenth of an MCP request's credential check.
+ * it (5.5 us a call, against 0.04), and the MCP server's credential check asks it of every API key.
  */
 export function jwtType(token: string): string | null {
     const first = token.indexOf('.');

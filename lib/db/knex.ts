@@ -1,6 +1,5 @@
 import * as Fs from 'node:fs';
 import * as Path from 'node:path';
-
 import { inspect } from 'node:util';
 
 import knexFactory, { type Knex } from 'knex';
