@@ -4,7 +4,7 @@ import { inspect } from 'node:util';
 
 import knexFactory, { type Knex } from 'knex';
 
-import { redact } from '../redact';
+import { logLine } from '../log-line';
 
 export type DatabaseConfig =
     | { client: 'sqlite'; filename: string }
@@ -37,7 +37,7 @@ function ownerOnly(filename: string): void {
 export function databaseLog(write: (line: string) => void): Knex.Config['log'] {
     const line = (level: 'warn' | 'error') => (message: unknown) => {
         const text = typeof message === 'string' ? message : inspect(message, { depth: 3 });
-        write(`${redact(JSON.stringify({ time: new Date().toISOString(), level, source: 'database', message: text }))}\n`);
+        write(logLine({ level, source: 'database', message: text }));
     };
     return { warn: line('warn'), error: line('error'), deprecate: line('warn') };
 }

@@ -1,7 +1,7 @@
 import * as Boom from '@hapi/boom';
 import type { NamedPlugin, Request } from '@hapi/hapi';
 
-import { redact } from '../../lib/redact';
+import { logLine } from '../../lib/log-line';
 
 // One JSON line per response and per internal error, each with the request's id (also sent as X-Request-Id, so a
 // caller can quote it), its route id and the id of the credential it came with (never the credential). Headers,
@@ -14,7 +14,7 @@ export interface LogPluginOptions {
 export const logPlugin: NamedPlugin<LogPluginOptions> = {
     name: 'hostless-log',
     register(server, options) {
-        const emit = (entry: Record<string, unknown>) => options.write(`${redact(JSON.stringify({ time: new Date().toISOString(), ...entry }))}\n`);
+        const emit = (entry: Record<string, unknown>) => options.write(logLine(entry));
 
         server.ext('onPreResponse', (request, h) => {
             const response = request.response;
